@@ -1,0 +1,162 @@
+/**
+ * buildApp(container): the Fastify application without listening. Core plugins, the error and
+ * 404 handlers, operational routes, then one encapsulated scope per family with its auth and
+ * rate-limit hooks.
+ */
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Container } from './container.js';
+import { pingDatabase } from './db/database.js';
+import { apiKeyAuth, chatTokenAuth } from './http/auth.js';
+import './http/caller.js';
+import { AppError, ERROR_NAMES, ErrorBodies, renderError, shapeForPath } from './http/errors.js';
+import { registerMetrics } from './http/metrics.js';
+import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
+import { createValidatorCompiler, describeValidationError } from './http/validation.js';
+import { agentsRoutes } from './modules/agents/agents.routes.js';
+import { Agent, Region } from './modules/agents/agents.schemas.js';
+import { chatRoutes } from './modules/chat/chat.routes.js';
+import { Conversation, Message as ChatMessage } from './modules/chat/chat.schemas.js';
+import { companiesRoutes } from './modules/companies/companies.routes.js';
+import { deploymentsRoutes } from './modules/deployments/deployments.routes.js';
+import { Company, Invitation, Member } from './modules/companies/companies.schemas.js';
+import { identityRoutes } from './modules/identity/identity.routes.js';
+import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
+import { supportQueriesRoutes } from './modules/support-queries/support-queries.routes.js';
+import { teamNotificationsRoutes } from './modules/team-notifications/team-notifications.routes.js';
+import { ApiKey, ChatToken, User } from './modules/identity/identity.schemas.js';
+
+/** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
+const SHARED_SCHEMAS = [...Object.values(ErrorBodies), Company, Member, Invitation, User, ApiKey, ChatToken, Agent, Region, Conversation, ChatMessage];
+
+function sendError(request: FastifyRequest, reply: FastifyReply, error: { statusCode: number; code: string; message: string }) {
+  return reply.status(error.statusCode).send(renderError(shapeForPath(request.url), error, request.url));
+}
+
+function handleError(this: FastifyInstance, error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AppError) {
+    return sendError(request, reply, error);
+  }
+  if (error.validation) {
+    const message = describeValidationError(error.validationContext, error.validation as never);
+    return sendError(request, reply, { statusCode: 400, code: 'ValidationError', message });
+  }
+  const status = error.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return sendError(request, reply, { statusCode: status, code: ERROR_NAMES[status] ?? 'Error', message: error.message });
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return sendError(request, reply, { statusCode: 500, code: 'InternalServerError', message: 'Internal server error' });
+}
+
+export async function buildApp(container: Container): Promise<FastifyInstance> {
+  const { config } = container;
+  const app = Fastify({
+    loggerInstance: container.log as FastifyBaseLogger,
+    trustProxy: true,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: 'array' } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('caller', null);
+  // While closing, answer in-flight requests with `Connection: close` so that their keep-alive
+  // sockets do not hold the server open after the response.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, { statusCode: 404, code: 'NotFound', message: `Route not found: ${request.method} ${request.url.split('?')[0]}` }),
+  );
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  for (const schema of KNOWLEDGE_SCHEMAS) app.addSchema(schema);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchboard',
+        version: '0.1.0',
+        description: 'Open AI-agent platform: knowledge base, agents, chat, deployments, support insights.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          apiToken: { type: 'apiKey', in: 'header', name: 'x-api-token' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifyRateLimit, {
+    global: false,
+    enableDraftSpec: true,
+    skipOnError: true,
+    ...(container.redis ? { redis: container.redis, nameSpace: 'switchboard:ratelimit:' } : {}),
+  });
+  const metrics = registerMetrics(app);
+
+  const ops = { tags: ['operations'] };
+  app.get('/healthz', { schema: { ...ops, operationId: 'healthz', summary: 'The process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  app.get('/readyz', {
+    schema: { ...ops, operationId: 'readyz', summary: 'The database answers', response: { 200: Type.Object({ status: Type.String() }), 503: Type.Object({ status: Type.String(), detail: Type.String() }) } },
+  }, async (_request, reply) =>
+    (await pingDatabase(container.db)) ? { status: 'ready' } : reply.code(503).send({ status: 'unavailable', detail: 'database unreachable' }),
+  );
+  app.get('/metrics', { schema: { ...ops, operationId: 'metrics', summary: 'Prometheus metrics', produces: ['text/plain'] } }, async (_request, reply) =>
+    reply.type(metrics.contentType).send(await metrics.metrics()),
+  );
+  app.get('/openapi.json', { schema: { ...ops, operationId: 'openapi', summary: 'This OpenAPI 3.1 document' } }, async () => app.swagger());
+
+  const limits = config.rateLimits;
+  await app.register(async (publicApi) => {
+    publicApi.addHook('onRequest', rateLimitHook(publicApi, 'x-api-key', [{ name: 'public', max: limits.publicPerMinute, windowMs: MINUTE }], limits.enabled));
+    publicApi.addHook('onRequest', apiKeyAuth(container.identity));
+    publicApi.addHook('onRoute', (route) => {
+      route.schema = { security: [{ apiKey: [] }], ...route.schema };
+    });
+    await publicApi.register(companiesRoutes(container.companies));
+    await publicApi.register(identityRoutes(container.identity));
+    await publicApi.register(documentsRoutes(container.knowledge, { maxUploadBytes: config.knowledge.maxUploadBytes }));
+    await publicApi.register(collectionsRoutes(container.knowledge));
+    await publicApi.register(agentsRoutes(container.agents));
+    await publicApi.register(deploymentsRoutes(container.deployments));
+  }, { prefix: '/api/public' });
+
+  await app.register(async (chatApi) => {
+    chatApi.addHook('onRequest', chatTokenAuth(container.identity));
+    chatApi.addHook('onRoute', (route) => {
+      route.schema = { security: [{ apiToken: [] }], ...route.schema };
+    });
+    await chatApi.register(chatRoutes(container.chat, { limits, heartbeatMs: config.chat.heartbeatMs, maxAudioBytes: config.chat.maxAudioBytes }));
+  }, { prefix: '/api/v1/chat' });
+
+  // Support queries and team notifications: full paths, one scope so both families share the
+  // per-key counters (1000/hour and a burst of 100/minute).
+  await app.register(async (insights) => {
+    const windows = [
+      { name: 'insights-hour', max: limits.insightsPerHour, windowMs: HOUR },
+      { name: 'insights-minute', max: limits.insightsPerMinute, windowMs: MINUTE },
+    ];
+    insights.addHook('onRequest', rateLimitHook(insights, 'x-api-key', windows, limits.enabled));
+    insights.addHook('onRequest', apiKeyAuth(container.identity));
+    insights.addHook('onRoute', (route) => {
+      route.schema = { security: [{ apiKey: [] }], ...route.schema };
+    });
+    await insights.register(supportQueriesRoutes(container.supportQueries));
+    await insights.register(teamNotificationsRoutes(container.notifications));
+  });
+
+  return app;
+}

@@ -1,0 +1,310 @@
+/**
+ * The only reader of process.env. Every setting is parsed, validated and frozen here;
+ * a bad value throws a ConfigError naming the variable, and the entry point exits with it.
+ */
+import path from 'node:path';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) {
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function identifier(env: Env, name: string, fallback: string): string {
+  const raw = str(env, name) ?? fallback;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(name, `must be a lower-case SQL identifier, got "${raw}"`);
+  return raw;
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function secret(env: Env, name: string, prefix: string): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  if (raw.length < 20) throw new ConfigError(name, 'must be at least 20 characters long');
+  if (!raw.startsWith(prefix)) throw new ConfigError(name, `must start with "${prefix}"`);
+  return raw;
+}
+
+/** One LLM provider of LLM_PROVIDERS; agents name its models as `<name>:<model>`. */
+export interface LlmProviderConfig {
+  name: string;
+  type: 'openai' | 'anthropic' | 'openai-compatible';
+  apiKey: string | undefined;
+  baseUrl: string | undefined;
+  /** Models agents may use; empty means any model name of this provider. */
+  models: string[];
+}
+
+export interface ChatConfig {
+  llmProviders: LlmProviderConfig[];
+  /** Milliseconds between SSE heartbeat comments. */
+  heartbeatMs: number;
+  /** Stored messages of a conversation passed to the model as history. */
+  historyLimit: number;
+  /** Knowledge chunks retrieved per question. */
+  retrievalTopK: number;
+  /** Upper bound of one model call. */
+  llmTimeoutMs: number;
+  maxAudioBytes: number;
+}
+
+const LLM_PROVIDER_TYPES = ['openai', 'anthropic', 'openai-compatible'] as const;
+
+/** LLM_PROVIDERS: a JSON array of `{ name, type, api_key?, base_url?, models? }`. */
+function llmProviders(env: Env): LlmProviderConfig[] {
+  const raw = str(env, 'LLM_PROVIDERS');
+  if (raw === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('LLM_PROVIDERS', 'must be a JSON array of {name, type, api_key, base_url, models}');
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError('LLM_PROVIDERS', 'must be a JSON array');
+  const names = new Set<string>();
+  return parsed.map((entry: unknown, index) => {
+    const item = (entry ?? {}) as Record<string, unknown>;
+    const where = `entry ${index}`;
+    const name = item.name;
+    if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9_-]*$/.test(name) || name === 'builtin') {
+      throw new ConfigError('LLM_PROVIDERS', `${where}: name must be a lowercase word other than "builtin"`);
+    }
+    if (names.has(name)) throw new ConfigError('LLM_PROVIDERS', `${where}: duplicate name "${name}"`);
+    names.add(name);
+    const type = item.type ?? name;
+    if (!(LLM_PROVIDER_TYPES as readonly unknown[]).includes(type)) {
+      throw new ConfigError('LLM_PROVIDERS', `${where}: type must be one of ${LLM_PROVIDER_TYPES.join(', ')}`);
+    }
+    const baseUrl = item.base_url;
+    if (baseUrl !== undefined && (typeof baseUrl !== 'string' || !/^https?:\/\//.test(baseUrl))) {
+      throw new ConfigError('LLM_PROVIDERS', `${where}: base_url must be an http(s) URL`);
+    }
+    if (type === 'openai-compatible' && baseUrl === undefined) {
+      throw new ConfigError('LLM_PROVIDERS', `${where}: an openai-compatible provider needs base_url`);
+    }
+    const apiKey = item.api_key;
+    if (apiKey !== undefined && typeof apiKey !== 'string') throw new ConfigError('LLM_PROVIDERS', `${where}: api_key must be a string`);
+    const models = item.models ?? [];
+    if (!Array.isArray(models) || models.some((model) => typeof model !== 'string' || model === '')) {
+      throw new ConfigError('LLM_PROVIDERS', `${where}: models must be an array of model names`);
+    }
+    return { name, type: type as LlmProviderConfig['type'], apiKey, baseUrl, models: models as string[] };
+  });
+}
+
+/** Knowledge base: uploads, website fetches and embeddings (documents and collections families). */
+export interface KnowledgeConfig {
+  /** MAX_UPLOAD_MB: file uploads and article bodies above it are refused with 413. */
+  maxUploadBytes: number;
+  /** ALLOW_PRIVATE_URLS: let website uploads reach loopback/private/link-local addresses (tests only). */
+  allowPrivateUrls: boolean;
+  fetchTimeoutMs: number;
+  fetchMaxBytes: number;
+  embeddings: {
+    /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
+    provider: 'openai' | 'local' | 'none';
+    url: string | undefined;
+    apiKey: string | undefined;
+    model: string;
+    /** MODELS_DIR: local models laid out as `<org>/<model>` (transformers.js convention). */
+    modelsDir: string;
+    /** EMBEDDINGS_ALLOW_DOWNLOAD: let the local embedder fetch its model from the model hub. */
+    allowDownload: boolean;
+    batchSize: number;
+    timeoutMs: number;
+  };
+}
+
+function knowledgeConfig(env: Env): KnowledgeConfig {
+  const embeddingsUrl = url(env, 'EMBEDDINGS_URL', ['http:', 'https:']);
+  const provider = oneOf(env, 'EMBEDDINGS_PROVIDER', ['openai', 'local', 'none'] as const, embeddingsUrl ? 'openai' : 'local');
+  if (provider === 'openai' && !embeddingsUrl) throw new ConfigError('EMBEDDINGS_URL', 'is required when EMBEDDINGS_PROVIDER is openai');
+  const defaultModel = provider === 'openai' ? 'text-embedding-3-small' : 'Xenova/paraphrase-multilingual-MiniLM-L12-v2';
+  return {
+    maxUploadBytes: int(env, 'MAX_UPLOAD_MB', 25, 1, 2048) * 1024 * 1024,
+    allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
+    fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
+    fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
+    embeddings: {
+      provider,
+      url: embeddingsUrl,
+      apiKey: str(env, 'EMBEDDINGS_API_KEY'),
+      model: str(env, 'EMBEDDINGS_MODEL') ?? defaultModel,
+      modelsDir: path.resolve(str(env, 'MODELS_DIR') ?? './models'),
+      // Tests never reach for the model hub unless asked to.
+      allowDownload: bool(env, 'EMBEDDINGS_ALLOW_DOWNLOAD', str(env, 'NODE_ENV') !== 'test'),
+      batchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 64, 1, 2048),
+      timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 30_000, 100, 600_000),
+    },
+  };
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Support queries and team notifications, per API key. */
+  insightsPerHour: number;
+  insightsPerMinute: number;
+  /** Public family, per API key. */
+  publicPerMinute: number;
+  /** Chat family, per chat token. */
+  chatConversationsPerMinute: number;
+  chatMessagesPerMinute: number;
+  chatStreamsPerMinute: number;
+}
+
+/** Support queries and team notifications. */
+export interface InsightsConfig {
+  /** AGENT_SUCCESS_TARGET: success rate (percent) at or above which an agent counts as above target. */
+  agentSuccessTarget: number;
+  /** INSIGHTS_DEFAULT_WINDOW_DAYS: the window of dashboard, stats and analytics when no start_date is given. */
+  defaultWindowDays: number;
+}
+
+export interface Config {
+  env: 'production' | 'development' | 'test';
+  host: string;
+  port: number;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** Unset: an embedded PostgreSQL is started under dataDir. */
+  databaseUrl: string | undefined;
+  databasePoolMax: number;
+  dataDir: string;
+  redisUrl: string | undefined;
+  publicBaseUrl: string;
+  runWorkers: boolean;
+  /** PostgreSQL schema of the job queue's tables. */
+  jobsSchema: string;
+  /** How long authenticated callers and company records may be cached (0: never). */
+  cacheTtlMs: number;
+  shutdownTimeoutMs: number;
+  bootstrap: {
+    apiKey: string | undefined;
+    apiToken: string | undefined;
+    adminEmail: string;
+  };
+  mail: { smtpUrl: string | undefined; from: string };
+  invitationTtlDays: number;
+  rateLimits: RateLimitConfig;
+  knowledge: KnowledgeConfig;
+  chat: ChatConfig;
+  /** Support queries and team notifications. */
+  insights: InsightsConfig;
+}
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const adminEmail = str(env, 'BOOTSTRAP_ADMIN_EMAIL') ?? 'admin@example.com';
+  if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) {
+    throw new ConfigError('BOOTSTRAP_ADMIN_EMAIL', `must be an e-mail address, got "${adminEmail}"`);
+  }
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const config: Config = {
+    env: oneOf(env, 'NODE_ENV', ['production', 'development', 'test'] as const, 'production'),
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    port,
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 500),
+    dataDir: path.resolve(str(env, 'DATA_DIR') ?? './data'),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    runWorkers: bool(env, 'RUN_WORKERS', true),
+    jobsSchema: identifier(env, 'JOBS_SCHEMA', 'pgboss'),
+    cacheTtlMs: int(env, 'CACHE_TTL_MS', 60_000, 0, 3_600_000),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    bootstrap: {
+      apiKey: secret(env, 'BOOTSTRAP_API_KEY', 'sk_'),
+      apiToken: secret(env, 'BOOTSTRAP_API_TOKEN', 'ct_'),
+      adminEmail: adminEmail.toLowerCase(),
+    },
+    mail: {
+      smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+      from: str(env, 'MAIL_FROM') ?? 'Switchboard <no-reply@switchboard.local>',
+    },
+    invitationTtlDays: int(env, 'INVITATION_TTL_DAYS', 7, 1, 365),
+    insights: {
+      agentSuccessTarget: int(env, 'AGENT_SUCCESS_TARGET', 80, 0, 100),
+      defaultWindowDays: int(env, 'INSIGHTS_DEFAULT_WINDOW_DAYS', 30, 1, 3660),
+    },
+    rateLimits: {
+      enabled: bool(env, 'RATE_LIMIT_ENABLED', true),
+      insightsPerHour: int(env, 'RATE_LIMIT_INSIGHTS_PER_HOUR', 1000, 1, 10_000_000),
+      insightsPerMinute: int(env, 'RATE_LIMIT_INSIGHTS_PER_MINUTE', 100, 1, 10_000_000),
+      publicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, 1, 10_000_000),
+      chatConversationsPerMinute: int(env, 'RATE_LIMIT_CHAT_CONVERSATIONS_PER_MINUTE', 100, 1, 10_000_000),
+      chatMessagesPerMinute: int(env, 'RATE_LIMIT_CHAT_PER_MINUTE', 60, 1, 10_000_000),
+      chatStreamsPerMinute: int(env, 'RATE_LIMIT_CHAT_STREAM_PER_MINUTE', 30, 1, 10_000_000),
+    },
+    chat: {
+      llmProviders: llmProviders(env),
+      heartbeatMs: int(env, 'CHAT_HEARTBEAT_MS', 15_000, 100, 600_000),
+      historyLimit: int(env, 'CHAT_HISTORY_LIMIT', 20, 0, 500),
+      retrievalTopK: int(env, 'CHAT_RETRIEVAL_TOP_K', 4, 1, 50),
+      llmTimeoutMs: int(env, 'CHAT_LLM_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+      maxAudioBytes: int(env, 'CHAT_MAX_AUDIO_BYTES', 25 * 1024 * 1024, 1024, 500 * 1024 * 1024),
+    },
+    knowledge: knowledgeConfig(env),
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T extends object>(value: T): Readonly<T> {
+  for (const child of Object.values(value)) {
+    if (child && typeof child === 'object') deepFreeze(child as object);
+  }
+  return Object.freeze(value);
+}

@@ -1,0 +1,173 @@
+/**
+ * Composition root: the database, queue, adapters and every module's service, built from the
+ * validated config. Nothing else constructs these; tests build a container of their own.
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { createOutboxMailer } from './adapters/outbox/outbox-mailer.js';
+import { createSmtpMailer } from './adapters/smtp/smtp-mailer.js';
+import type { Config } from './config.js';
+import { createDatabase, type Db, type DatabaseHandle } from './db/database.js';
+import { createJobQueue, type JobQueue } from './jobs/queue.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createCompaniesService, type CompaniesService } from './modules/companies/companies.service.js';
+import { createCoherentCache } from './lib/coherent-cache.js';
+import type { Company } from './modules/companies/companies.schemas.js';
+import { createIdentityService, type IdentityService } from './modules/identity/identity.service.js';
+import { listen } from './db/listener.js';
+import type { ChatCaller, UserCaller } from './http/caller.js';
+import type { Mailer } from './ports/mailer.js';
+import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
+import { createKnowledgeModule, type KnowledgeService } from './modules/knowledge/index.js';
+import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
+import { createAgentsService, type AgentsService } from './modules/agents/agents.service.js';
+import type { LanguageModels } from './ports/llm.js';
+import { createChatModule, type ChatModule } from './modules/chat/index.js';
+import { chatJobs } from './modules/chat/chat.escalation.js';
+import { createSupportQueriesService, type SupportQueriesService } from './modules/support-queries/support-queries.service.js';
+import { createTeamNotificationsService, type TeamNotificationsService } from './modules/team-notifications/team-notifications.service.js';
+import { deploymentJobs } from './modules/deployments/deployments.jobs.js';
+import { createDeploymentsService, type DeploymentsService } from './modules/deployments/deployments.service.js';
+
+export interface Container {
+  config: Readonly<Config>;
+  log: Logger;
+  clock: Clock;
+  db: Db;
+  databaseUrl: string;
+  redis: Redis | null;
+  queue: JobQueue;
+  mailer: Mailer;
+  companies: CompaniesService;
+  identity: IdentityService;
+  /** Knowledge base: documents, collections, ingestion; `search` and `collectionsReadiness` for other modules. */
+  knowledge: KnowledgeService & { close(): Promise<void> };
+  /** Language models of LLM_PROVIDERS (the port the chat runtime streams from). */
+  llm: LanguageModels;
+  agents: AgentsService;
+  /** Chat: conversations and agent turns (the chat family). */
+  chat: ChatModule;
+  /** Support queries: the recorder the platform writes through and the family's reads. */
+  supportQueries: SupportQueriesService;
+  /** Team notifications: `notify` for the platform and the family's reads. */
+  notifications: TeamNotificationsService;
+  /** Deployments: lifecycle, roll-out job, logs; `resolveForChat` and `logEvent` for chat. */
+  deployments: DeploymentsService;
+  /** Starts the job queue (and its workers when config.runWorkers). */
+  start(): Promise<void>;
+  /** Stops workers, then closes the queue, Redis and the database pool. */
+  close(): Promise<void>;
+}
+
+export interface ContainerOptions {
+  config: Readonly<Config>;
+  databaseUrl: string;
+  log: Logger;
+  clock?: Clock;
+}
+
+export function createContainer(options: ContainerOptions): Container {
+  const { config, log } = options;
+  const clock = options.clock ?? systemClock;
+  const database: DatabaseHandle = createDatabase(options.databaseUrl, config.databasePoolMax);
+  const db = database.db;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+    : null;
+  redis?.on('error', (error) => log.warn({ err: error }, 'redis error'));
+  const queue = createJobQueue({
+    connectionString: options.databaseUrl,
+    schema: config.jobsSchema,
+    onError: (error) => log.error({ err: error }, 'job queue error'),
+  });
+  // Authenticated callers and company records are cached briefly, and only while a LISTEN
+  // connection guarantees that every instance hears of each change (migrations 0003, 0004).
+  const credentialsListener = listen(
+    options.databaseUrl,
+    'switchboard_credentials_changed',
+    () => {
+      callers.clear();
+      companyRecords.clear();
+    },
+    (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
+  );
+  const cacheOptions = { ttlMs: config.cacheTtlMs, maxEntries: 10_000, isEnabled: () => credentialsListener.connected };
+  const callers = createCoherentCache<UserCaller | ChatCaller>(cacheOptions);
+  const companyRecords = createCoherentCache<Company>(cacheOptions);
+  const mailer = config.mail.smtpUrl
+    ? createSmtpMailer({
+        url: config.mail.smtpUrl,
+        from: config.mail.from,
+        db,
+        onError: (error) => log.warn({ err: error }, 'SMTP delivery failed; message kept in the outbox'),
+      })
+    : createOutboxMailer(db);
+
+  const companies = createCompaniesService({
+    db,
+    mailer,
+    clock,
+    invitationTtlDays: config.invitationTtlDays,
+    publicBaseUrl: config.publicBaseUrl,
+    credentialsChanged: () => callers.clear(),
+    companyRecords,
+  });
+  const identity = createIdentityService({ db, companies, callers });
+  const knowledge = createKnowledgeModule(config.knowledge, { db, queue, clock, log: log.child({ module: 'knowledge' }), ...createKnowledgeAdapters(config.knowledge) });
+  const llm = createAiSdkLanguageModels({ providers: config.chat.llmProviders });
+  const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
+  const agents = createAgentsService({ db, llm, collections: knowledge, performance: supportQueries });
+  const notifications = createTeamNotificationsService({ db, clock });
+  const deployments = createDeploymentsService({ db, queue, notifications, knowledge, publicBaseUrl: config.publicBaseUrl, log: log.child({ module: 'deployments' }) });
+  for (const job of deploymentJobs(deployments)) queue.define(job);
+
+  const chat = createChatModule({
+    db,
+    clock,
+    llm,
+    config: config.chat,
+    knowledge,
+    supportQueries,
+    notifications,
+    deployments,
+    queue,
+    mailer,
+    log: log.child({ module: 'chat' }),
+  });
+  for (const job of chatJobs(chat)) queue.define(job);
+
+  let closed = false;
+  return {
+    config,
+    log,
+    clock,
+    db,
+    databaseUrl: options.databaseUrl,
+    redis,
+    queue,
+    mailer,
+    companies,
+    identity,
+    knowledge,
+    llm,
+    agents,
+    chat,
+    supportQueries,
+    notifications,
+    deployments,
+    async start() {
+      await queue.start({ workers: config.runWorkers });
+      if (config.runWorkers) await knowledge.recover();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await queue.stop();
+      await credentialsListener.close();
+      await mailer.close();
+      if (redis) await redis.quit().catch(() => redis.disconnect());
+      await knowledge.close();
+      await database.close();
+    },
+  };
+}

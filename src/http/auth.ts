@@ -1,0 +1,69 @@
+/**
+ * Authentication hooks (x-api-key, x-api-token) and role guards. Missing or invalid
+ * credentials → 401; a valid caller without the right → 403.
+ */
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
+import { hasRole, type Role } from '../lib/roles.js';
+import type { Caller, ChatCaller, CompanyContext, UserCaller } from './caller.js';
+import { AppErrors } from './errors.js';
+
+export interface Authenticator {
+  authenticateApiKey(secret: string): Promise<UserCaller | null>;
+  authenticateChatToken(secret: string): Promise<ChatCaller | null>;
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+export function apiKeyAuth(auth: Authenticator): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    const secret = headerValue(request, 'x-api-key');
+    if (!secret) throw AppErrors.unauthorized('Missing x-api-key header');
+    const caller = await auth.authenticateApiKey(secret);
+    if (!caller) throw AppErrors.unauthorized('Invalid or revoked API key');
+    request.caller = caller;
+  };
+}
+
+export function chatTokenAuth(auth: Authenticator): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    const secret = headerValue(request, 'x-api-token');
+    if (!secret) throw AppErrors.unauthorized('Missing x-api-token header');
+    const caller = await auth.authenticateChatToken(secret);
+    if (!caller) throw AppErrors.unauthorized('Invalid or revoked API token');
+    request.caller = caller;
+  };
+}
+
+export function userCaller(request: FastifyRequest): UserCaller {
+  const caller: Caller | null = request.caller;
+  if (caller?.kind !== 'user') throw AppErrors.unauthorized('Missing x-api-key header');
+  return caller;
+}
+
+export function chatCaller(request: FastifyRequest): ChatCaller {
+  const caller: Caller | null = request.caller;
+  if (caller?.kind !== 'chat') throw AppErrors.unauthorized('Missing x-api-token header');
+  return caller;
+}
+
+/** The caller's company context; 403 when the caller has no active company. */
+export function companyContext(request: FastifyRequest): CompanyContext {
+  const caller = userCaller(request);
+  if (!caller.companyId || !caller.role) {
+    throw AppErrors.forbidden('No active company: create a company or accept an invitation first');
+  }
+  return { userId: caller.userId, companyId: caller.companyId, role: caller.role };
+}
+
+/** preHandler guard: the caller's role in the active company must be at least `role`. */
+export function requireRole(role: Role): preHandlerAsyncHookHandler {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const context = companyContext(request);
+    if (!hasRole(context.role, role)) {
+      throw AppErrors.forbidden(`This operation needs the ${role} role; your role is ${context.role}`);
+    }
+  };
+}

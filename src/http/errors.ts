@@ -1,0 +1,140 @@
+/**
+ * One error type for the whole service and one renderer that writes each family's body shape
+ * (interface spec, Errors part). Modules throw AppError through the factories below or their
+ * own <family>.errors.ts; the renderer picks the shape from the request path.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const ERROR_NAMES: Record<number, string> = {
+  400: 'ValidationError',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'UnprocessableEntity',
+  429: 'TooManyRequests',
+  500: 'InternalServerError',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+  504: 'GatewayTimeout',
+};
+
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    /** The `error` word of the insights and chat shapes; defaults from the status. */
+    readonly code: string = ERROR_NAMES[statusCode] ?? 'Error',
+  ) {
+    super(message);
+  }
+}
+
+export const AppErrors = {
+  badRequest: (message: string) => new AppError(400, message, 'BadRequest'),
+  validation: (message: string) => new AppError(400, message, 'ValidationError'),
+  unauthorized: (message: string) => new AppError(401, message),
+  forbidden: (message: string) => new AppError(403, message),
+  /** `kind` is the resource word: notFound('Deployment') → "Deployment not found". */
+  notFound: (kind: string, id?: string) => new AppError(404, id ? `${kind} not found: ${id}` : `${kind} not found`),
+  conflict: (message: string) => new AppError(409, message),
+  payloadTooLarge: (message: string) => new AppError(413, message),
+  unsupportedMediaType: (message: string) => new AppError(415, message),
+  tooManyRequests: (message: string) => new AppError(429, message),
+  unavailable: (message: string) => new AppError(503, message),
+};
+
+/** The four body shapes of the interface spec. */
+export type ErrorShape = 'insights' | 'chat' | 'detail-status' | 'detail';
+
+const SHAPE_BY_PREFIX: [string, ErrorShape][] = [
+  ['/customer-support', 'insights'],
+  ['/team-notifications', 'insights'],
+  ['/api/v1/chat', 'chat'],
+  ['/api/public/documents', 'detail'],
+  ['/api/public/collections', 'detail'],
+  ['/api/public/voice-agents', 'detail'],
+  ['/api/public/integrations', 'detail'],
+  // deployments, companies and the extension endpoints (users, api-keys, chat-tokens, agents, regions)
+  ['/api/public', 'detail-status'],
+];
+
+/** Family prefixes: an unknown route under one of them is a 404 in that family's shape. */
+export const FAMILY_PREFIXES = SHAPE_BY_PREFIX.map(([prefix]) => prefix);
+
+function matchesPrefix(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`);
+}
+
+export function shapeForPath(path: string): ErrorShape {
+  for (const [prefix, shape] of SHAPE_BY_PREFIX) if (matchesPrefix(path, prefix)) return shape;
+  return 'detail-status';
+}
+
+export function isFamilyPath(path: string): boolean {
+  return FAMILY_PREFIXES.some((prefix) => matchesPrefix(path, prefix));
+}
+
+export function renderError(
+  shape: ErrorShape,
+  error: { statusCode: number; code: string; message: string },
+  path: string,
+  now: Date = new Date(),
+): Record<string, unknown> {
+  switch (shape) {
+    case 'insights':
+      return {
+        error: error.code,
+        message: error.message,
+        statusCode: error.statusCode,
+        timestamp: now.toISOString(),
+        path: path.split('?')[0],
+      };
+    case 'chat':
+      return { error: error.code, message: error.message, statusCode: error.statusCode };
+    case 'detail-status':
+      return { detail: error.message, status_code: error.statusCode };
+    case 'detail':
+      return { detail: error.message };
+  }
+}
+
+/** Response schemas of the error bodies, for route schemas and the OpenAPI document. */
+export const ErrorBodies: Record<ErrorShape, TSchema> = {
+  insights: Type.Object(
+    {
+      error: Type.String({ examples: ['ValidationError'] }),
+      message: Type.String(),
+      statusCode: Type.Integer(),
+      timestamp: Type.String({ format: 'date-time' }),
+      path: Type.String(),
+    },
+    { $id: 'InsightsError', title: 'Support/notifications error' },
+  ),
+  chat: Type.Object(
+    { error: Type.String(), message: Type.String(), statusCode: Type.Integer() },
+    { $id: 'ChatError', title: 'Chat error' },
+  ),
+  'detail-status': Type.Object(
+    { detail: Type.String(), status_code: Type.Integer() },
+    { $id: 'DetailStatusError', title: 'Deployments/companies error' },
+  ),
+  detail: Type.Object({ detail: Type.String() }, { $id: 'DetailError', title: 'Documents/collections/voice/integrations error' }),
+};
+
+const STANDARD_ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 415, 429, 500] as const;
+
+/** `{ 400: ref, 401: ref, … }` for a route's response schema. */
+export function errorResponses(
+  shape: ErrorShape,
+  statuses: readonly number[] = STANDARD_ERROR_STATUSES,
+): Record<number, TSchema> {
+  const ref = Type.Ref(ErrorBodies[shape]);
+  return Object.fromEntries(statuses.map((status) => [status, ref]));
+}

@@ -1,0 +1,81 @@
+/**
+ * First start on an empty database: a "Default company", its owner (BOOTSTRAP_ADMIN_EMAIL),
+ * one API key and one chat token. Known values come from BOOTSTRAP_API_KEY / BOOTSTRAP_API_TOKEN;
+ * otherwise random ones are generated and returned so the caller can print them once.
+ * Later starts change nothing. Concurrent starts are serialized by an advisory lock.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { generateSecret, hashSecret, secretHint } from '../../lib/secrets.js';
+import { insertCompany, insertMember } from '../companies/companies.repo.js';
+import { insertApiKey, insertChatToken, insertUser, setActiveCompany } from './identity.repo.js';
+
+export interface BootstrapSettings {
+  apiKey: string | undefined;
+  apiToken: string | undefined;
+  adminEmail: string;
+}
+
+export type BootstrapResult =
+  | { created: false }
+  | {
+      created: true;
+      companyId: string;
+      userId: string;
+      email: string;
+      apiKey: string;
+      apiToken: string;
+      /** Which of the two were generated here (and so must be printed). */
+      generated: { apiKey: boolean; apiToken: boolean };
+    };
+
+export async function bootstrap(db: Db, settings: BootstrapSettings): Promise<BootstrapResult> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('switchboard.bootstrap'))`.execute(trx);
+    const existing = await trx.selectFrom('companies').select('id').limit(1).executeTakeFirst();
+    if (existing) return { created: false } as const;
+
+    const company = await insertCompany(trx, { name: 'Default company' });
+    const user =
+      (await trx.selectFrom('users').select('id').where(sql`lower(email)`, '=', settings.adminEmail).executeTakeFirst()) ??
+      (await insertUser(trx, { email: settings.adminEmail, first_name: 'Admin', last_name: '' }));
+    await insertMember(trx, { company_id: company.id, user_id: user.id, role: 'owner' });
+    await setActiveCompany(trx, user.id, company.id);
+
+    const apiKey = settings.apiKey ?? generateSecret('sk_');
+    const apiToken = settings.apiToken ?? generateSecret('ct_');
+    await insertApiKey(trx, { user_id: user.id, name: 'bootstrap', key_hash: hashSecret(apiKey), key_hint: secretHint(apiKey) });
+    await insertChatToken(trx, {
+      company_id: company.id,
+      agent_id: null,
+      name: 'bootstrap',
+      token_hash: hashSecret(apiToken),
+      token_hint: secretHint(apiToken),
+      created_by: user.id,
+    });
+    return {
+      created: true,
+      companyId: company.id,
+      userId: user.id,
+      email: settings.adminEmail,
+      apiKey,
+      apiToken,
+      generated: { apiKey: !settings.apiKey, apiToken: !settings.apiToken },
+    } as const;
+  });
+}
+
+/** The lines printed once after a bootstrap. */
+export function describeBootstrap(result: BootstrapResult): string {
+  if (!result.created) return '';
+  const show = (secret: string, generated: boolean) => (generated ? secret : `(the value of the environment variable, ${secretHint(secret)})`);
+  return [
+    '',
+    '  Switchboard bootstrap: created "Default company" and its owner.',
+    `    owner e-mail : ${result.email}`,
+    `    x-api-key    : ${show(result.apiKey, result.generated.apiKey)}`,
+    `    x-api-token  : ${show(result.apiToken, result.generated.apiToken)}`,
+    '  These secrets are stored only as hashes and will not be shown again.',
+    '',
+  ].join('\n');
+}

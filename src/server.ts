@@ -1,0 +1,66 @@
+/**
+ * Start-up and shutdown of the HTTP service: database (embedded when DATABASE_URL is unset),
+ * migrations, bootstrap, job workers, listening; and the reverse on shutdown.
+ */
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { createContainer, type Container } from './container.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { migrateToLatest } from './db/migrator.js';
+import { bootstrap, describeBootstrap } from './modules/identity/identity.bootstrap.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  container: Container;
+  url: string;
+  /** Stops accepting, finishes in-flight requests and jobs, closes the database. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+export function createLogger(config: Readonly<Config>): Logger {
+  return pino({ level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers["x-api-token"]'] });
+}
+
+/** The database URL in force: DATABASE_URL, or an embedded server started under DATA_DIR. */
+export async function resolveDatabase(config: Readonly<Config>, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+  if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
+  log.info({ dataDir: config.dataDir }, 'DATABASE_URL is not set: starting the embedded PostgreSQL');
+  const embedded = await startEmbeddedDatabase({ dataDir: config.dataDir, log: (message) => log.debug(message) });
+  return { url: embedded.url, embedded };
+}
+
+export async function startServer(config: Readonly<Config>, log: Logger = createLogger(config), print: (text: string) => void = (text) => process.stdout.write(`${text}\n`)): Promise<RunningServer> {
+  const { url: databaseUrl, embedded } = await resolveDatabase(config, log);
+  let container: Container | undefined;
+  try {
+    container = createContainer({ config, databaseUrl, log });
+    const applied = await migrateToLatest(container.db);
+    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    const result = await bootstrap(container.db, config.bootstrap);
+    if (result.created) print(describeBootstrap(result));
+    const app = await buildApp(container);
+    await container.start();
+    const url = await app.listen({ host: config.host, port: config.port });
+    let stopping: Promise<void> | undefined;
+    const running: Container = container;
+    return {
+      app,
+      container: running,
+      url,
+      shutdown() {
+        stopping ??= (async () => {
+          await app.close();
+          await running.close();
+          await embedded?.stop();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await container?.close().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw error;
+  }
+}
