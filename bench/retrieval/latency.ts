@@ -1,0 +1,144 @@
+/**
+ * Ingestion throughput and search latency of the knowledge base at about 10k and 100k chunks.
+ *
+ *   npx tsx bench/retrieval/latency.ts [--queries 200] [--copies 8]
+ *
+ * 1. Ingests SciFact (5,183 abstracts) through the service's own pipeline (extraction,
+ *    language detection, chunking, full-text and BM25 postings), four documents at a time, with
+ *    no embedder: chunks/s.
+ * 2. Searches (POST /documents/search through the app, all lanes) with the SciFact queries:
+ *    p50/p99 at ~12k chunks; the same for a trivial authenticated route as the baseline.
+ * 3. Grows the company to ~100k chunks by copying the ingested documents with SQL (new ids,
+ *    same text, postings rebuilt the way ingestion writes them), then searches again.
+ *
+ * Uses BENCH_DATABASE_URL, else a fresh database on the local PostgreSQL (dropped afterwards).
+ */
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createContainer } from '../../src/container.js';
+import { createDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrator.js';
+import { createTenant, createUser } from '../../test/helpers/factories.js';
+import { loadDataset } from './datasets.js';
+import { benchDatabase } from '../lib/harness.js';
+
+const { values } = parseArgs({
+  options: {
+    queries: { type: 'string', default: '200' },
+    copies: { type: 'string', default: '8' },
+    /** A database this benchmark filled before: only measure search at its current size. */
+    reuse: { type: 'string' },
+  },
+});
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+type App = Awaited<ReturnType<typeof buildApp>>;
+
+async function measure(label: string, queries: string[], request: (query: string) => Promise<void>) {
+  for (const query of queries.slice(0, 20)) await request(query);
+  const times: number[] = [];
+  for (const query of queries) {
+    const t0 = performance.now();
+    await request(query);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`${label.padEnd(46)} p50 ${pct(times, 50).toFixed(1).padStart(6)} ms   p99 ${pct(times, 99).toFixed(1).padStart(6)} ms`);
+  return pct(times, 50);
+}
+
+/** p50/p99 of the search per lane and of a trivial authenticated route, at the current size. */
+async function measureRound(app: App, headers: Record<string, string>, queries: string[], chunks: number): Promise<number> {
+  const search = (lanes: Record<string, boolean>) => async (query: string) => {
+    const response = await app.inject({ method: 'POST', url: '/api/public/documents/search', headers, payload: { query, top_k: 10, categories: [], search_method: lanes } });
+    if (response.statusCode !== 200) throw new Error(response.body);
+  };
+  console.log(`\n--- ${chunks} chunks, ${queries.length} SciFact queries, sequential`);
+  const base = await measure('baseline GET /collections', queries, async () => {
+    await app.inject({ method: 'GET', url: '/api/public/collections', headers });
+  });
+  const fused = await measure('search, all lanes (fused)', queries, search({}));
+  await measure('search, full text only', queries, search({ enable_docstoresearch: false }));
+  await measure('search, docstore only', queries, search({ enable_fulltextsearch: false }));
+  console.log(`fused p50 / baseline p50 = ${(fused / base).toFixed(1)}×`);
+  return fused;
+}
+
+async function main() {
+  const database = values.reuse ? { url: values.reuse, drop: async () => undefined } : await benchDatabase();
+  const databaseUrl = database.url;
+  const handle = createDatabase(databaseUrl, 2);
+  await migrateToLatest(handle.db);
+  await handle.close();
+  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, RUN_WORKERS: 'false', EMBEDDINGS_PROVIDER: 'none', RATE_LIMIT_ENABLED: 'false' });
+  const container = createContainer({ config, databaseUrl, log: pino({ level: 'silent' }) });
+  const app = await buildApp(container);
+  await container.start();
+  const { db, knowledge } = container;
+  try {
+    const dataset = await loadDataset('scifact');
+    const queries = dataset.queries.slice(0, Number(values.queries)).map((query) => query.text);
+    if (values.reuse) {
+      const row = await db.selectFrom('kb_documents').select('company_id').executeTakeFirstOrThrow();
+      const user = await createUser(container, row.company_id, 'developer');
+      const chunks = (await knowledge.stats({ userId: user.userId, companyId: row.company_id, role: 'developer' })).total_chunks;
+      await measureRound(app, user.headers, queries, chunks);
+      return;
+    }
+    const tenant = await createTenant(container, 'developer');
+    const context = { userId: tenant.userId, companyId: tenant.companyId, role: 'developer' as const };
+
+    // ---- 1. ingestion throughput
+    const uploads: { document_id: string }[] = [];
+    for (const doc of dataset.corpus) uploads.push(await knowledge.uploadArticle(context, { document_title: doc.title, content: doc.text || doc.title }));
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (next < uploads.length) await knowledge.ingest(uploads[next++]!.document_id.slice(4));
+    }));
+    const seconds = (performance.now() - started) / 1000;
+    const stats = await knowledge.stats(context);
+    console.log(`ingestion: ${stats.total_documents} documents, ${stats.total_chunks} chunks in ${seconds.toFixed(1)} s → ${(stats.total_chunks / seconds).toFixed(0)} chunks/s (${(stats.total_documents / seconds).toFixed(0)} documents/s), 4 in parallel, no embedder`);
+    await sql`analyze`.execute(db);
+
+    const small = await measureRound(app, tenant.headers, queries, stats.total_chunks);
+
+    // ---- 3. grow to ~100k chunks with copies of the same documents
+    const copies = Number(values.copies);
+    const t0 = performance.now();
+    for (let copy = 0; copy < copies; copy++) {
+      await db.transaction().execute(async (trx) => {
+        await sql`create temp table copy_map on commit drop as
+          select id as old_id, gen_random_uuid() as new_id from kb_documents where company_id = ${tenant.companyId} and id = any(${uploads.map((u) => u.document_id.slice(4))}::uuid[])`.execute(trx);
+        await sql`insert into kb_documents (id, company_id, title, categories, source_type, content, content_tsv, language, status, chunk_count, embedding_status, created_by, completed_at)
+          select m.new_id, d.company_id, d.title, d.categories, d.source_type, d.content, d.content_tsv, d.language, d.status, d.chunk_count, d.embedding_status, d.created_by, now()
+          from kb_documents d join copy_map m on m.old_id = d.id`.execute(trx);
+        await sql`insert into kb_chunks (company_id, document_id, collection_id, categories, document_created_at, ordinal, text, language, tsv, token_count)
+          select c.company_id, m.new_id, c.collection_id, c.categories, now(), c.ordinal, c.text, c.language, c.tsv, c.token_count
+          from kb_chunks c join copy_map m on m.old_id = c.document_id`.execute(trx);
+        await sql`insert into kb_postings (company_id, lexeme, chunk_id, tf, dl)
+          select c.company_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.token_count
+          from kb_chunks c join copy_map m on m.new_id = c.document_id, unnest(c.tsv) u`.execute(trx);
+      });
+    }
+    await sql`update kb_corpus_stats s set chunk_count = x.n, token_total = x.tokens, version = s.version + 1
+      from (select count(*) as n, sum(token_count) as tokens from kb_chunks where company_id = ${tenant.companyId}) x
+      where s.company_id = ${tenant.companyId}`.execute(db);
+    await sql`vacuum analyze kb_postings`.execute(db);
+    await sql`analyze`.execute(db);
+    const grown = (await knowledge.stats(context)).total_chunks;
+    console.log(`\ncopied ×${copies} with SQL in ${((performance.now() - t0) / 1000).toFixed(1)} s → ${grown} chunks`);
+    const large = await measureRound(app, tenant.headers, queries, grown);
+    console.log(`\nfused p50 at ${grown} / at ${stats.total_chunks} chunks = ${(large / small).toFixed(2)}×`);
+  } finally {
+    await app.close();
+    await container.close();
+    await database.drop();
+  }
+}
+
+await main();

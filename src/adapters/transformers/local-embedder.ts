@@ -1,0 +1,72 @@
+/**
+ * A local ONNX sentence-embedding model through transformers.js. The model is read from
+ * `modelsDir/<org>/<model>` or, when allowed, downloaded from the model hub on first use. A
+ * model that cannot be loaded makes every call fail with a clear EmbeddingError (retried after
+ * `retryAfterMs`), so callers can degrade to the lanes that need no vectors.
+ */
+import { EmbeddingError, normalize, type Embedder } from '../../ports/embedder.js';
+
+export interface LocalEmbedderOptions {
+  model: string;
+  modelsDir: string;
+  allowDownload: boolean;
+  batchSize?: number;
+  retryAfterMs?: number;
+  now?: () => number;
+}
+
+type Extractor = (texts: string[], options: { pooling: 'mean'; normalize: boolean }) => Promise<{ dims: number[]; data: Float32Array }>;
+
+export function createLocalEmbedder(options: LocalEmbedderOptions): Embedder {
+  const now = options.now ?? Date.now;
+  const retryAfterMs = options.retryAfterMs ?? 5 * 60_000;
+  let loading: Promise<Extractor> | null = null;
+  let failedAt = 0;
+
+  async function load(): Promise<Extractor> {
+    try {
+      const { env, pipeline } = await import('@huggingface/transformers');
+      env.localModelPath = options.modelsDir;
+      env.allowLocalModels = true;
+      env.allowRemoteModels = options.allowDownload;
+      const extractor = await pipeline('feature-extraction', options.model, { dtype: 'q8' });
+      return extractor as unknown as Extractor;
+    } catch (error) {
+      const where = options.allowDownload ? `${options.modelsDir} or the model hub` : options.modelsDir;
+      throw new EmbeddingError(
+        `Local embedding model ${options.model} could not be loaded from ${where}: ${(error as Error).message}`,
+        false,
+      );
+    }
+  }
+
+  function extractor(): Promise<Extractor> {
+    if (loading && failedAt > 0 && now() - failedAt > retryAfterMs) loading = null;
+    if (!loading) {
+      failedAt = 0;
+      loading = load();
+      loading.catch(() => {
+        failedAt = now();
+      });
+    }
+    return loading;
+  }
+
+  return {
+    id: `local:${options.model}`,
+    async embed(texts) {
+      const extract = await extractor();
+      const out: Float32Array[] = [];
+      const batchSize = options.batchSize ?? 16;
+      for (let start = 0; start < texts.length; start += batchSize) {
+        const batch = texts.slice(start, start + batchSize);
+        const tensor = await extract(batch, { pooling: 'mean', normalize: true });
+        const width = tensor.dims[tensor.dims.length - 1] ?? 0;
+        for (let row = 0; row < batch.length; row++) {
+          out.push(normalize(tensor.data.slice(row * width, (row + 1) * width)));
+        }
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The ingestion job: extract text, detect the language, chunk on sentence boundaries, embed,
+ * index for full text, and finish the task as completed or failed (with an error that says
+ * what went wrong). A worker owns the attempt it claimed; a task abandoned by a crash is claimed
+ * again after restart and the later attempt wins.
+ */
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import { EmbeddingError } from '../../ports/embedder.js';
+import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
+import { cleanText, extractDocx, extractHtml, extractPdf, IngestError, PDF_TYPE } from './knowledge.extract.js';
+import * as repo from './knowledge.repo.js';
+import type { EmbedderState } from './knowledge.retrieval.js';
+import { chunkText, detectLanguage, textSearchConfig } from './knowledge.text.js';
+
+export const INGEST_JOB = 'knowledge.ingest';
+
+/** A task processing for longer than this is taken to be abandoned by a dead worker. */
+export const STALE_PROCESSING_MS = 10 * 60_000;
+
+export interface IngestDeps {
+  db: Db;
+  queue: JobQueue;
+  staleAfterMs?: number;
+  clock: Clock;
+  fetcher: WebFetcher;
+  embedding: EmbedderState;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+async function extract(document: repo.ClaimedDocument, fetcher: WebFetcher): Promise<{ text: string; title: string }> {
+  switch (document.source_type) {
+    case 'article':
+      return { text: document.content, title: document.title };
+    case 'file': {
+      if (!document.source_bytes) throw new IngestError('The uploaded file is no longer stored; upload it again');
+      const bytes = new Uint8Array(document.source_bytes);
+      const text = document.mime_type === PDF_TYPE ? await extractPdf(bytes) : await extractDocx(bytes);
+      return { text, title: document.title };
+    }
+    case 'website': {
+      try {
+        const page = await fetcher.fetchPage(document.source_url ?? '');
+        const { text } = page.contentType.startsWith('text/plain') ? { text: page.body } : extractHtml(page.body, page.url);
+        return { text, title: document.title };
+      } catch (error) {
+        if (error instanceof FetchError) throw new IngestError(error.message);
+        throw error;
+      }
+    }
+  }
+}
+
+export function createIngestion(deps: IngestDeps) {
+  const { db, clock, fetcher, embedding, log, queue } = deps;
+  const staleAfterMs = deps.staleAfterMs ?? STALE_PROCESSING_MS;
+
+  async function embedChunks(chunks: string[], title: string) {
+    if (!embedding.embedder) return { vectors: null, status: 'unavailable' as const, error: embedding.reason, model: null };
+    try {
+      const vectors = await embedding.embedder.embed(chunks.map((chunk) => `${title}\n${chunk}`));
+      return { vectors, status: 'completed' as const, error: null, model: embedding.embedder.id };
+    } catch (error) {
+      const message = error instanceof EmbeddingError ? error.message : `Embedding failed: ${(error as Error).message}`;
+      log.warn({ err: error }, 'embeddings unavailable; document indexed for full text only');
+      return { vectors: null, status: 'unavailable' as const, error: message, model: null };
+    }
+  }
+
+  async function process(document: repo.ClaimedDocument): Promise<void> {
+    const { text: raw, title } = await extract(document, fetcher);
+    const text = cleanText(raw);
+    if (!text) throw new IngestError(document.source_type === 'file' ? 'No text could be extracted from the file (a scanned or empty document?)' : 'The document has no text');
+    const language = detectLanguage(text);
+    const config = textSearchConfig(language);
+    const chunks = chunkText(text, language);
+    const embedded = await embedChunks(chunks, title);
+    await db.transaction().execute(async (trx) => {
+      if (!(await repo.lockAttempt(trx, document.id, document.attempt))) return;
+      // The document row first: the corpus statistics row (locked by replaceChunks) is then held
+      // only until the commit right after.
+      await repo.finishDocument(trx, document.id, {
+        status: 'completed',
+        content: text,
+        title,
+        language,
+        config,
+        chunkCount: chunks.length,
+        embeddingStatus: embedded.status,
+        embeddingError: embedded.error,
+        embeddingModel: embedded.model,
+      }, clock.now());
+      await repo.replaceChunks(
+        trx,
+        { ...document, title },
+        chunks.map((chunk, ordinal) => ({ ordinal, text: chunk, embedding: embedded.vectors?.[ordinal] ?? null })),
+        language,
+        config,
+        embedded.model,
+      );
+    });
+  }
+
+  /** The job handler: one document id per job. */
+  async function ingest(documentId: string): Promise<void> {
+    const now = clock.now();
+    const document = await repo.claimDocument(db, documentId, now, new Date(now.getTime() - staleAfterMs));
+    if (!document) {
+      // Another worker holds it. Look again once it would count as abandoned, so a task whose
+      // worker died is never lost.
+      const since = await repo.processingSince(db, documentId);
+      if (since) {
+        const wait = Math.max(1, Math.ceil((since.getTime() + staleAfterMs - now.getTime()) / 1000));
+        await queue.send(db, INGEST_JOB, { documentId }, { startAfterSeconds: wait });
+      }
+      return;
+    }
+    try {
+      await process(document);
+    } catch (error) {
+      const message = error instanceof IngestError ? error.message : `Processing failed: ${(error as Error).message}`;
+      if (!(error instanceof IngestError)) log.error({ err: error, documentId }, 'document ingestion failed');
+      await db.transaction().execute(async (trx) => {
+        if (await repo.lockAttempt(trx, document.id, document.attempt)) {
+          await repo.finishDocument(trx, document.id, { status: 'failed', error: message }, clock.now());
+        }
+      });
+    }
+  }
+
+  return { ingest };
+}

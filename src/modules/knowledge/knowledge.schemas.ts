@@ -1,0 +1,220 @@
+/**
+ * Wire schemas of the documents and collections families. Records the interface leaves unshaped
+ * (document, search result, statistics, similarity) are decided here (DESIGN §6).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { IsoDate, Nullable, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
+
+const Categories = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, description: 'Category labels' });
+
+/** `doc_<uuid>` or a bare UUID. */
+export const DocumentId = Type.String({ pattern: '^(doc_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'doc_<uuid> (a bare UUID is accepted)' });
+/** `task_<uuid>` or a bare UUID. */
+export const TaskId = Type.String({ pattern: '^(task_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'task_<uuid> (a bare UUID is accepted)' });
+
+export const TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+
+// ---------------------------------------------------------------- collections
+
+export const Collection = Type.Object(
+  {
+    id: Uuid(),
+    name: Type.String(),
+    description: Type.String(),
+    is_private: Type.Boolean(),
+    company_id: Uuid(),
+    created_by_id: Nullable(Uuid()),
+    vector_namespace: Type.String({ description: 'Where the collection\'s vectors live: `kb:<company id>:<collection id>`' }),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    document_count: Type.Integer(),
+  },
+  { $id: 'Collection' },
+);
+export type Collection = Static<typeof Collection>;
+
+export const CreateCollectionBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  is_private: Type.Optional(Type.Boolean()),
+  company_id: Uuid({ description: 'Must be the caller\'s active company' }),
+});
+export type CreateCollectionBody = Static<typeof CreateCollectionBody>;
+
+export const UpdateCollectionBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  is_private: Type.Optional(Type.Boolean()),
+});
+export type UpdateCollectionBody = Static<typeof UpdateCollectionBody>;
+
+export const DeleteStatus = Type.Object({ status: Type.Literal('deleted') });
+
+// ---------------------------------------------------------------- documents
+
+export const Document = Type.Object(
+  {
+    id: Type.String({ description: 'doc_<uuid>' }),
+    title: Type.String(),
+    categories: Type.Array(Type.String()),
+    collection_id: Nullable(Uuid()),
+    company_id: Uuid(),
+    source_type: StringEnum(['file', 'article', 'website'] as const),
+    source_url: Nullable(Type.String()),
+    file_name: Nullable(Type.String()),
+    mime_type: Nullable(Type.String()),
+    size_bytes: Type.Integer(),
+    language: Nullable(Type.String({ description: 'ISO 639-1 code detected from the text (`und` when unknown)' })),
+    task_id: Type.String({ description: 'task_<uuid>' }),
+    status: StringEnum(TASK_STATUSES),
+    error: Nullable(Type.String()),
+    chunk_count: Type.Integer(),
+    embedding_status: StringEnum(['pending', 'completed', 'unavailable'] as const),
+    embedding_error: Nullable(Type.String()),
+    created_by_id: Nullable(Uuid()),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    completed_at: Nullable(Timestamp()),
+    content: Type.Optional(Type.String({ description: 'The extracted text (get and update only)' })),
+  },
+  { $id: 'Document' },
+);
+export type Document = Static<typeof Document>;
+
+export const DocumentPage = Type.Object({
+  data: Type.Array(Type.Ref(Document)),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+});
+
+export const ListDocumentsBody = Type.Object({
+  categories: Type.Optional(Categories),
+  start_date: Type.Optional(IsoDate({ description: 'Created at or after' })),
+  end_date: Type.Optional(IsoDate({ description: 'Created at or before' })),
+  collection_id: Type.Optional(Uuid()),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+});
+export type ListDocumentsBody = Static<typeof ListDocumentsBody>;
+
+export const UploadResult = Type.Object({
+  task_id: Type.String(),
+  document_id: Type.String(),
+  status: StringEnum(TASK_STATUSES),
+});
+export type UploadResult = Static<typeof UploadResult>;
+
+export const UploadArticleBody = Type.Object({
+  content: Type.String({ minLength: 1 }),
+  document_title: Type.String({ minLength: 1, maxLength: 500 }),
+  categories: Type.Optional(Categories),
+  collection_id: Type.Optional(Uuid()),
+});
+export type UploadArticleBody = Static<typeof UploadArticleBody>;
+
+export const UploadWebsiteBody = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2000 }),
+  document_title: Type.String({ minLength: 1, maxLength: 500 }),
+  categories: Type.Optional(Categories),
+  collection_id: Type.Optional(Uuid()),
+});
+export type UploadWebsiteBody = Static<typeof UploadWebsiteBody>;
+
+export const UpdateDocumentBody = Type.Object({
+  document_title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  content: Type.Optional(Type.String({ minLength: 1 })),
+  categories: Type.Optional(Categories),
+  collection_id: Type.Optional(Nullable(Uuid())),
+});
+export type UpdateDocumentBody = Static<typeof UpdateDocumentBody>;
+
+export const Task = Type.Object({
+  task_id: Type.String(),
+  document_id: Type.String(),
+  status: StringEnum(TASK_STATUSES),
+  error: Nullable(Type.String()),
+  embedding_status: StringEnum(['pending', 'completed', 'unavailable'] as const),
+  embedding_error: Nullable(Type.String()),
+  chunk_count: Type.Integer(),
+  created_at: Timestamp(),
+  completed_at: Nullable(Timestamp()),
+});
+export type Task = Static<typeof Task>;
+
+export const SearchBody = Type.Object({
+  query: Type.String({ minLength: 1, maxLength: 4000 }),
+  search_method: Type.Object({
+    enable_vectorsearch: Type.Optional(Type.Boolean({ default: true })),
+    enable_fulltextsearch: Type.Optional(Type.Boolean({ default: true })),
+    enable_docstoresearch: Type.Optional(Type.Boolean({ default: true })),
+  }),
+  top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 4 })),
+  categories: Categories,
+  start_date: Type.Optional(IsoDate()),
+  end_date: Type.Optional(IsoDate()),
+  collection_id: Type.Optional(Uuid()),
+});
+export type SearchBody = Static<typeof SearchBody>;
+
+const LaneScores = Type.Object({
+  vector: Type.Optional(Type.Number()),
+  fulltext: Type.Optional(Type.Number()),
+  docstore: Type.Optional(Type.Number()),
+});
+
+export const SearchResultItem = Type.Object({
+  chunk_id: Uuid(),
+  text: Type.String(),
+  document_id: Type.String({ description: 'doc_<uuid>' }),
+  title: Type.String(),
+  collection_id: Nullable(Uuid()),
+  categories: Type.Array(Type.String()),
+  language: Type.String(),
+  score: Type.Number({ description: 'Reciprocal-rank-fusion score' }),
+  scores: LaneScores,
+  ranks: LaneScores,
+});
+
+export const SearchResponse = Type.Object({
+  query: Type.String(),
+  results: Type.Array(SearchResultItem),
+  total: Type.Integer(),
+  vector_lane: StringEnum(['used', 'unavailable', 'disabled'] as const),
+  vector_lane_reason: Nullable(Type.String()),
+  lanes: Type.Array(Type.String(), { description: 'Lanes that ran and were fused' }),
+});
+
+export const CheckSimilarityBody = Type.Object({
+  document: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+  customer_id: Type.String({ minLength: 1, description: 'The caller\'s company id' }),
+  similarity: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.9 })),
+});
+export type CheckSimilarityBody = Static<typeof CheckSimilarityBody>;
+
+export const SimilarityResponse = Type.Object({
+  is_duplicate: Type.Boolean(),
+  max_similarity: Type.Number(),
+  threshold: Type.Number(),
+  method: StringEnum(['embeddings', 'shingles'] as const),
+  matches: Type.Array(Type.Object({ document_id: Type.String(), title: Type.String(), similarity: Type.Number() })),
+});
+
+export const StatsResponse = Type.Object({
+  total_documents: Type.Integer(),
+  total_chunks: Type.Integer(),
+  total_collections: Type.Integer(),
+  total_bytes: Type.Integer(),
+  by_status: Type.Record(Type.String(), Type.Integer()),
+  by_source_type: Type.Record(Type.String(), Type.Integer()),
+  by_language: Type.Record(Type.String(), Type.Integer()),
+  categories: Type.Array(Type.Object({ category: Type.String(), count: Type.Integer() })),
+  embeddings: Type.Object({
+    available: Type.Boolean(),
+    provider: Nullable(Type.String()),
+    reason: Nullable(Type.String()),
+    embedded_chunks: Type.Integer(),
+    documents_without_embeddings: Type.Integer(),
+  }),
+  vector_index: StringEnum(['in-process', 'pgvector'] as const),
+});

@@ -1,0 +1,392 @@
+/**
+ * The knowledge base: collections, documents and their ingestion tasks, search and the checks
+ * other modules call (`search`, `collectionsReadiness`). Members read; developers and above
+ * write (DESIGN §5). Every query is scoped to the caller's company.
+ */
+import type { Db } from '../../db/database.js';
+import type { CompanyContext } from '../../http/caller.js';
+import { AppErrors } from '../../http/errors.js';
+import { parseIsoDate } from '../../http/schemas.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import { hasRole } from '../../lib/roles.js';
+import type { WebFetcher } from '../../ports/web-fetcher.js';
+import { DOCX_TYPE, PDF_TYPE, sniffType } from './knowledge.extract.js';
+import { createIngestion, INGEST_JOB } from './knowledge.ingest.js';
+import * as repo from './knowledge.repo.js';
+import { createRetrieval, type EmbedderState, type SearchInput, type SearchOutput } from './knowledge.retrieval.js';
+import type * as S from './knowledge.schemas.js';
+import { createVectorIndexes } from './knowledge.vector-index.js';
+
+export interface KnowledgeDeps {
+  db: Db;
+  queue: JobQueue;
+  clock: Clock;
+  fetcher: WebFetcher;
+  embedding: EmbedderState;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  maxUploadBytes: number;
+  /** How long a task may stay processing before another worker takes it over. */
+  staleAfterMs?: number;
+}
+
+const withPrefix = (prefix: string, id: string) => `${prefix}${id}`;
+/** `doc_<uuid>` / `task_<uuid>` / bare UUID → UUID (the route schema checked the form). */
+export const stripPrefix = (id: string) => id.replace(/^(doc_|task_)/, '').toLowerCase();
+
+function toCollection(row: repo.CollectionRow): S.Collection {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    is_private: row.is_private,
+    company_id: row.company_id,
+    created_by_id: row.created_by,
+    vector_namespace: `kb:${row.company_id}:${row.id}`,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    document_count: row.document_count,
+  };
+}
+
+function toDocument(row: repo.DocumentRow, content?: string): S.Document {
+  return {
+    id: withPrefix('doc_', row.id),
+    title: row.title,
+    categories: row.categories,
+    collection_id: row.collection_id,
+    company_id: row.company_id,
+    source_type: row.source_type,
+    source_url: row.source_url,
+    file_name: row.file_name,
+    mime_type: row.mime_type,
+    size_bytes: row.size_bytes,
+    language: row.language,
+    task_id: withPrefix('task_', row.task_id),
+    status: row.status,
+    error: row.error,
+    chunk_count: row.chunk_count,
+    embedding_status: row.embedding_status,
+    embedding_error: row.embedding_error,
+    created_by_id: row.created_by,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    completed_at: row.completed_at?.toISOString() ?? null,
+    ...(content !== undefined ? { content } : {}),
+  };
+}
+
+function toTask(row: repo.DocumentRow): S.Task {
+  return {
+    task_id: withPrefix('task_', row.task_id),
+    document_id: withPrefix('doc_', row.id),
+    status: row.status,
+    error: row.error,
+    embedding_status: row.embedding_status,
+    embedding_error: row.embedding_error,
+    chunk_count: row.chunk_count,
+    created_at: row.created_at.toISOString(),
+    completed_at: row.completed_at?.toISOString() ?? null,
+  };
+}
+
+function requireWriter(context: CompanyContext) {
+  if (!hasRole(context.role, 'developer')) {
+    throw AppErrors.forbidden(`Changing the knowledge base needs the developer role; your role is ${context.role}`);
+  }
+}
+
+function dateRange(start?: string, end?: string): { startDate?: Date; endDate?: Date } {
+  const startDate = start ? parseIsoDate(start) : undefined;
+  const endDate = end ? parseIsoDate(end) : undefined;
+  if (startDate && endDate && startDate > endDate) throw AppErrors.validation('start_date must not be after end_date');
+  return { startDate, endDate };
+}
+
+export interface UploadedFile {
+  fileName: string;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+export function createKnowledgeService(deps: KnowledgeDeps) {
+  const { db, queue, clock, embedding } = deps;
+  const vectors = createVectorIndexes(db);
+  const retrieval = createRetrieval({ db, vectors, embedding });
+  const ingestion = createIngestion({ db, queue, clock, fetcher: deps.fetcher, embedding, log: deps.log, staleAfterMs: deps.staleAfterMs });
+  queue.define<{ documentId: string }>({
+    name: INGEST_JOB,
+    handler: (data) => ingestion.ingest(data.documentId),
+    // pg-boss waits a polling interval between fetches, so a batch per fetch keeps a backlog moving.
+    batchSize: 10,
+    pollingIntervalSeconds: 0.5,
+    concurrency: 4,
+    retryLimit: 3,
+    expireInSeconds: 15 * 60,
+  });
+
+  async function collection(context: CompanyContext, id: string) {
+    const row = await repo.findCollection(db, context.companyId, id);
+    if (!row) throw AppErrors.notFound('Collection', id);
+    return row;
+  }
+
+  async function document(context: CompanyContext, id: string) {
+    const row = await repo.findDocument(db, context.companyId, stripPrefix(id));
+    if (!row) throw AppErrors.notFound('Document', id);
+    return row;
+  }
+
+  async function checkCollection(context: CompanyContext, id: string | null | undefined) {
+    if (id) await collection(context, id);
+  }
+
+  async function enqueue(newDocument: repo.NewDocument): Promise<S.UploadResult> {
+    const row = await db.transaction().execute(async (trx) => {
+      const inserted = await repo.insertDocument(trx, newDocument);
+      await queue.send(trx, INGEST_JOB, { documentId: inserted.id });
+      return inserted;
+    });
+    return { task_id: withPrefix('task_', row.task_id), document_id: withPrefix('doc_', row.id), status: row.status };
+  }
+
+  const base = (context: CompanyContext, title: string, categories: string[] | undefined, collectionId: string | undefined) => ({
+    company_id: context.companyId,
+    collection_id: collectionId ?? null,
+    title: title.trim(),
+    categories: [...new Set(categories ?? [])],
+    created_by: context.userId,
+  });
+
+  return {
+    embeddingState: embedding,
+
+    // -------------------------------------------------------------- collections
+    async createCollection(context: CompanyContext, body: S.CreateCollectionBody): Promise<S.Collection> {
+      requireWriter(context);
+      if (body.company_id !== context.companyId) throw AppErrors.forbidden('company_id must be your active company');
+      const row = await repo.insertCollection(db, {
+        company_id: context.companyId,
+        name: body.name.trim(),
+        description: body.description ?? '',
+        is_private: body.is_private ?? false,
+        created_by: context.userId,
+      });
+      return toCollection(row);
+    },
+    async listCollections(context: CompanyContext, skip: number, limit: number): Promise<S.Collection[]> {
+      return (await repo.listCollections(db, context.companyId, skip, limit)).map(toCollection);
+    },
+    async getCollection(context: CompanyContext, id: string): Promise<S.Collection> {
+      return toCollection(await collection(context, id));
+    },
+    async updateCollection(context: CompanyContext, id: string, body: S.UpdateCollectionBody): Promise<S.Collection> {
+      requireWriter(context);
+      await collection(context, id);
+      const patch = { ...body, ...(body.name !== undefined ? { name: body.name.trim() } : {}) };
+      await repo.updateCollection(db, context.companyId, id, patch, clock.now());
+      return toCollection(await collection(context, id));
+    },
+    async deleteCollection(context: CompanyContext, id: string, cascade: boolean): Promise<{ status: 'deleted' }> {
+      requireWriter(context);
+      await db.transaction().execute(async (trx) => {
+        if (!(await repo.findCollection(trx, context.companyId, id))) throw AppErrors.notFound('Collection', id);
+        if (cascade) {
+          for (const documentId of await repo.documentIdsOfCollection(trx, context.companyId, id)) {
+            await repo.deleteDocumentRow(trx, context.companyId, documentId);
+          }
+        } else {
+          await repo.detachCollection(trx, context.companyId, id, clock.now());
+        }
+        await repo.deleteCollection(trx, context.companyId, id);
+      });
+      return { status: 'deleted' };
+    },
+
+    // -------------------------------------------------------------- documents
+    async uploadFile(context: CompanyContext, input: { title: string; categories?: string[]; collectionId?: string; file: UploadedFile }): Promise<S.UploadResult> {
+      requireWriter(context);
+      const { file } = input;
+      const declared = file.mimeType.split(';')[0]!.trim().toLowerCase();
+      const sniffed = sniffType(file.bytes);
+      const byName = file.fileName.toLowerCase().endsWith('.pdf') ? PDF_TYPE : file.fileName.toLowerCase().endsWith('.docx') ? DOCX_TYPE : null;
+      const type = declared === PDF_TYPE || declared === DOCX_TYPE ? declared : declared === 'application/octet-stream' ? byName : null;
+      if (!type) throw AppErrors.unsupportedMediaType(`Only PDF and DOCX files can be uploaded; got ${declared || 'no type'} (${file.fileName})`);
+      if (file.bytes.length === 0) throw AppErrors.validation('The uploaded file is empty');
+      if ((type === PDF_TYPE && sniffed !== 'pdf') || (type === DOCX_TYPE && sniffed !== 'zip')) {
+        throw AppErrors.unsupportedMediaType(`The file was declared as ${type === PDF_TYPE ? 'PDF' : 'DOCX'} but its content is not (${file.fileName})`);
+      }
+      await checkCollection(context, input.collectionId);
+      return enqueue({
+        ...base(context, input.title, input.categories, input.collectionId),
+        source_type: 'file',
+        source_url: null,
+        file_name: file.fileName,
+        mime_type: type,
+        size_bytes: file.bytes.length,
+        source_bytes: file.bytes,
+        content: '',
+      });
+    },
+    async uploadArticle(context: CompanyContext, body: S.UploadArticleBody): Promise<S.UploadResult> {
+      requireWriter(context);
+      if (!body.content.trim()) throw AppErrors.validation('content must not be blank');
+      await checkCollection(context, body.collection_id);
+      return enqueue({
+        ...base(context, body.document_title, body.categories, body.collection_id),
+        source_type: 'article',
+        source_url: null,
+        file_name: null,
+        mime_type: 'text/plain',
+        size_bytes: Buffer.byteLength(body.content),
+        source_bytes: null,
+        content: body.content,
+      });
+    },
+    async uploadWebsite(context: CompanyContext, body: S.UploadWebsiteBody): Promise<S.UploadResult> {
+      requireWriter(context);
+      let url: URL;
+      try {
+        url = new URL(body.url);
+      } catch {
+        throw AppErrors.validation(`url must be an absolute http(s) URL, got "${body.url}"`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw AppErrors.validation(`url must use http or https, got ${url.protocol}`);
+      await checkCollection(context, body.collection_id);
+      return enqueue({
+        ...base(context, body.document_title, body.categories, body.collection_id),
+        source_type: 'website',
+        source_url: url.href,
+        file_name: null,
+        mime_type: 'text/html',
+        size_bytes: 0,
+        source_bytes: null,
+        content: '',
+      });
+    },
+    async getDocument(context: CompanyContext, id: string): Promise<S.Document> {
+      const row = await document(context, id);
+      return toDocument(row, (await repo.findDocumentContent(db, context.companyId, row.id)) ?? '');
+    },
+    async listDocuments(context: CompanyContext, body: S.ListDocumentsBody) {
+      const page = body.page ?? 1;
+      const limit = body.limit ?? 10;
+      const filters = { categories: body.categories, collectionId: body.collection_id, ...dateRange(body.start_date, body.end_date) };
+      const { rows, total } = await repo.listDocuments(db, context.companyId, filters, (page - 1) * limit, limit);
+      return { data: rows.map((row) => toDocument(row)), total, page, limit };
+    },
+    async updateDocument(context: CompanyContext, id: string, body: S.UpdateDocumentBody): Promise<S.Document> {
+      requireWriter(context);
+      const row = await document(context, id);
+      await checkCollection(context, body.collection_id);
+      await db.transaction().execute(async (trx) => {
+        await repo.updateDocumentMeta(trx, context.companyId, row.id, {
+          title: body.document_title?.trim(),
+          categories: body.categories ? [...new Set(body.categories)] : undefined,
+          collection_id: body.collection_id,
+        }, clock.now());
+        const retitled = body.document_title !== undefined && body.document_title.trim() !== row.title && row.status === 'completed';
+        if (body.content !== undefined || retitled) {
+          const content = body.content ?? (await repo.findDocumentContent(trx, context.companyId, row.id)) ?? '';
+          if (!content.trim()) throw AppErrors.validation('content must not be blank');
+          await repo.resetDocumentForIngestion(trx, context.companyId, row.id, content, clock.now());
+          await queue.send(trx, INGEST_JOB, { documentId: row.id });
+        }
+      });
+      return this.getDocument(context, row.id);
+    },
+    async deleteDocument(context: CompanyContext, id: string): Promise<{ status: 'deleted' }> {
+      requireWriter(context);
+      const row = await document(context, id);
+      await db.transaction().execute((trx) => repo.deleteDocumentRow(trx, context.companyId, row.id));
+      return { status: 'deleted' };
+    },
+    async task(context: CompanyContext, taskId: string): Promise<S.Task> {
+      const row = await repo.findDocumentByTask(db, context.companyId, stripPrefix(taskId));
+      if (!row) throw AppErrors.notFound('Task', taskId);
+      return toTask(row);
+    },
+    async searchDocuments(context: CompanyContext, body: S.SearchBody, signal?: AbortSignal) {
+      if (body.collection_id) await collection(context, body.collection_id);
+      const output = await this.search(context.companyId, {
+        query: body.query,
+        topK: body.top_k ?? 4,
+        categories: body.categories,
+        collectionIds: body.collection_id ? [body.collection_id] : undefined,
+        ...dateRange(body.start_date, body.end_date),
+        lanes: {
+          vector: body.search_method.enable_vectorsearch ?? true,
+          fulltext: body.search_method.enable_fulltextsearch ?? true,
+          docstore: body.search_method.enable_docstoresearch ?? true,
+        },
+        signal,
+      });
+      return { query: body.query, ...output, total: output.results.length };
+    },
+    async checkSimilarity(context: CompanyContext, body: S.CheckSimilarityBody) {
+      if (body.customer_id.toLowerCase() !== context.companyId) throw AppErrors.forbidden('customer_id must be your active company\'s id');
+      const threshold = body.similarity ?? 0.9;
+      const result = await retrieval.similar(context.companyId, body.document, threshold);
+      return { ...result, threshold, matches: result.matches.map((match) => ({ ...match, document_id: withPrefix('doc_', match.document_id) })) };
+    },
+    async stats(context: CompanyContext) {
+      const [raw, collections] = await Promise.all([repo.knowledgeStats(db, context.companyId), repo.countCollections(db, context.companyId)]);
+      const sum = (key: 'status' | 'source_type' | 'language') => {
+        const out: Record<string, number> = {};
+        for (const row of raw.documents) out[row[key] ?? 'und'] = (out[row[key] ?? 'und'] ?? 0) + row.n;
+        return out;
+      };
+      const byStatus = { pending: 0, processing: 0, completed: 0, failed: 0, ...sum('status') };
+      const unavailable = raw.documents.filter((row) => row.embedding_status === 'unavailable').reduce((n, row) => n + row.n, 0);
+      return {
+        total_documents: raw.documents.reduce((n, row) => n + row.n, 0),
+        total_chunks: raw.corpus?.chunk_count ?? 0,
+        total_collections: collections,
+        total_bytes: raw.documents.reduce((n, row) => n + Number(row.bytes), 0),
+        by_status: byStatus,
+        by_source_type: sum('source_type'),
+        by_language: Object.fromEntries(Object.entries(sum('language')).filter(([, n]) => n > 0)),
+        categories: raw.categories.map((row) => ({ category: row.category, count: row.n })),
+        embeddings: {
+          available: embedding.embedder !== null && unavailable === 0,
+          provider: embedding.embedder?.id ?? null,
+          reason: embedding.reason ?? (unavailable > 0 ? 'Some documents were indexed without embeddings: the embedder failed (see their embedding_error)' : null),
+          embedded_chunks: raw.vectors.reduce((n, row) => n + row.n, 0),
+          documents_without_embeddings: unavailable,
+        },
+        vector_index: 'in-process' as const,
+      };
+    },
+
+    // -------------------------------------------------------------- for other modules
+    /** Hybrid search over a company's knowledge (chat retrieval, built-in responder). */
+    async search(companyId: string, input: SearchInput): Promise<SearchOutput> {
+      const output = await retrieval.search(companyId, input);
+      return { ...output, results: output.results.map((result) => ({ ...result, document_id: withPrefix('doc_', result.document_id) })) };
+    },
+    /** For roll-outs: which of `collectionIds` are missing, still processing, or have failures. */
+    async collectionsReadiness(companyId: string, collectionIds: string[]) {
+      const ids = [...new Set(collectionIds.map((id) => id.toLowerCase()))];
+      const valid = ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id));
+      const existing = new Set(await repo.existingCollectionIds(db, companyId, valid));
+      const states = await repo.collectionTaskStates(db, companyId, [...existing]);
+      return {
+        missing: ids.filter((id) => !existing.has(id)),
+        processing: states.filter((state) => state.unfinished).map((state) => state.collection_id),
+        failed: states.filter((state) => state.failed).map((state) => state.collection_id),
+      };
+    },
+    /** The job handler (exported for tests and tools). */
+    ingest: ingestion.ingest,
+    /** Re-enqueues tasks left pending or processing (after a crash or restart). */
+    async recover(): Promise<number> {
+      // Pending tasks younger than a minute still have their job in the queue (sent with the row).
+      const ids = await repo.unfinishedDocumentIds(db, new Date(clock.now().getTime() - 60_000));
+      for (const documentId of ids) await queue.send(db, INGEST_JOB, { documentId }, { singletonKey: `ingest:${documentId}` });
+      if (ids.length) deps.log.info({ count: ids.length }, 'knowledge tasks re-enqueued after restart');
+      return ids.length;
+    },
+  };
+}
+
+export type KnowledgeService = ReturnType<typeof createKnowledgeService>;

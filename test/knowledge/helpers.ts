@@ -1,0 +1,43 @@
+/** Helpers of the knowledge-base tests: uploads and waiting for their tasks. */
+import type { FastifyInstance } from 'fastify';
+import type { TestApp } from '../helpers/app.js';
+
+/**
+ * Runs the task's ingestion in this test's container (its config decides: embedder, network
+ * policy) rather than waiting for whichever worker polls the shared queue first, then returns
+ * the finished task record as the API reports it.
+ */
+export async function waitForTask(t: TestApp, headers: Record<string, string>, taskId: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await t.app.inject({ method: 'GET', url: `/api/public/documents/task/${taskId}`, headers });
+    const task = response.json();
+    if (response.statusCode !== 200) throw new Error(`task ${taskId}: ${response.statusCode} ${response.body}`);
+    if (task.status === 'completed' || task.status === 'failed') return task;
+    if (task.status === 'pending') await t.container.knowledge.ingest(String(task.document_id).replace(/^doc_/, ''));
+    else await new Promise((resolve) => setTimeout(resolve, 100));
+    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status}`);
+  }
+}
+
+export async function uploadArticle(app: FastifyInstance, headers: Record<string, string>, body: Record<string, unknown>) {
+  const response = await app.inject({ method: 'POST', url: '/api/public/documents/upload/article', headers, payload: body });
+  if (response.statusCode !== 202) throw new Error(`upload failed: ${response.statusCode} ${response.body}`);
+  return response.json() as { task_id: string; document_id: string; status: string };
+}
+
+/** A multipart/form-data body with one file and text fields. */
+export function multipart(fields: Record<string, string>, file?: { name: string; type: string; bytes: Uint8Array; field?: string }) {
+  const boundary = `----kb${Math.random().toString(16).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  }
+  if (file) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`));
+    parts.push(Buffer.from(file.bytes));
+    parts.push(Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
