@@ -1,0 +1,145 @@
+/**
+ * SQL of the support records the platform writes: end users, support queries and notes.
+ * Every function takes the executor first (the caller's transaction when there is one).
+ */
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { QueryType, SupportNotesTable, SupportQueriesTable } from './support-queries.tables.js';
+
+/** The end user with this external id in the company, created or updated (email and name when given). */
+export async function upsertEndUser(db: Executor, companyId: string, externalId: string, fields: { email?: string | null; name?: string | null }) {
+  return db
+    .insertInto('end_users')
+    .values({ company_id: companyId, external_id: externalId, email: fields.email ?? null, name: fields.name ?? externalId })
+    .onConflict((oc) =>
+      oc.columns(['company_id', 'external_id']).doUpdateSet((eb) => ({
+        email: fields.email != null ? eb.ref('excluded.email') : eb.ref('end_users.email'),
+        name: fields.name != null ? eb.ref('excluded.name') : eb.ref('end_users.name'),
+        updated_at: fields.email != null || fields.name != null ? eb.ref('excluded.updated_at') : eb.ref('end_users.updated_at'),
+      })),
+    )
+    .returning(['id'])
+    .executeTakeFirstOrThrow();
+}
+
+export type NewSupportQuery = Insertable<SupportQueriesTable>;
+
+/**
+ * Inserts a support query; with a conversation id that already has one, returns that one
+ * (one query per conversation).
+ */
+export async function insertSupportQuery(db: Executor, row: NewSupportQuery): Promise<{ id: string; created: boolean }> {
+  const inserted = await db
+    .insertInto('support_queries')
+    .values(row)
+    .onConflict((oc) => oc.column('conversation_id').where('conversation_id', 'is not', null).doNothing())
+    .returning(['id'])
+    .executeTakeFirst();
+  if (inserted) return { id: inserted.id, created: true };
+  const existing = await db
+    .selectFrom('support_queries')
+    .select('id')
+    .where('company_id', '=', row.company_id)
+    .where('conversation_id', '=', row.conversation_id ?? null)
+    .executeTakeFirstOrThrow();
+  return { id: existing.id, created: false };
+}
+
+/** The query row, locked for the rest of the transaction. */
+export async function lockSupportQuery(db: Executor, companyId: string, queryId: string) {
+  return db
+    .selectFrom('support_queries')
+    .select(['id', 'status', 'created_at', 'resolved_at', 'escalated_to_human', 'tools_used', 'agent_actions_count', 'resolution_method'])
+    .where('company_id', '=', companyId)
+    .where('id', '=', queryId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function updateSupportQuery(db: Executor, companyId: string, queryId: string, patch: Updateable<SupportQueriesTable>) {
+  await db.updateTable('support_queries').set(patch).where('company_id', '=', companyId).where('id', '=', queryId).execute();
+}
+
+export async function insertSupportNote(db: Executor, row: Insertable<SupportNotesTable>) {
+  return db.insertInto('support_notes').values(row).returning(['id']).executeTakeFirstOrThrow();
+}
+
+export interface SyntheticQueries {
+  companyId: string;
+  agentIds: string[];
+  endUserIds: string[];
+  count: number;
+  from: Date;
+  to: Date;
+  subjects: Record<QueryType, string[]>;
+  tools: string[];
+}
+
+/**
+ * Bulk history for benchmarks and large demos: `count` queries in one statement, with the
+ * distributions of the demo replay (more recent days busier; 15 % escalated; resolution times
+ * log-uniform from 2 minutes to 13 hours; 60 % of resolved queries rated, mostly 4–5 and lower when slow or escalated; half of
+ * the resolved ones closed a day later; queries still in flight at `to` open or in progress).
+ */
+export async function insertSyntheticQueries(db: Executor, spec: SyntheticQueries): Promise<void> {
+  const types = Object.keys(spec.subjects) as QueryType[];
+  const subjects = types.map((type) => spec.subjects[type]);
+  const width = Math.max(...subjects.map((list) => list.length));
+  // A rectangular text[][] of subjects per type (shorter lists repeat their first entry).
+  const grid = subjects.map((list) => Array.from({ length: width }, (_, i) => list[i] ?? list[0]!));
+  await sql`
+    with p as (
+      select ${spec.agentIds}::uuid[] as agents, ${spec.endUserIds}::uuid[] as users, ${types}::text[] as types,
+             ${grid}::text[][] as subjects, ${spec.tools}::text[] as tools,
+             ${spec.from}::timestamptz as t0, extract(epoch from (${spec.to}::timestamptz - ${spec.from}::timestamptz)) as span,
+             ${spec.to}::timestamptz as t1),
+    r as (
+      select g, random() as a, random() as b, random() as c, random() as d, random() as e, random() as f, random() as h, random() as k
+      from generate_series(1, ${spec.count}::int) as g),
+    s as (
+      select r.*, p.*,
+        1 + floor(r.c * 100)::int as tpct,
+        p.t0 + make_interval(secs => p.span * sqrt(r.d)) as created,
+        exp(ln(2) + r.f * ln(400)) as minutes,
+        r.e < 0.15 as escalated
+      from r cross join p),
+    t as (
+      select s.*,
+        case when tpct <= 28 then 1 when tpct <= 52 then 2 when tpct <= 68 then 3 when tpct <= 80 then 4 when tpct <= 92 then 5 else 6 end as ti,
+        case when created + make_interval(secs => minutes * 60) <= t1 and k >= 0.05 then created + make_interval(secs => minutes * 60) end as resolved
+      from s)
+    insert into support_queries (company_id, user_id, agent_id, conversation_id, query_type, status, priority, subject, description,
+      resolution, agent_actions_count, tools_used, customer_satisfaction, resolution_method, escalated_to_human,
+      created_at, updated_at, resolved_at, closed_at)
+    select ${spec.companyId}::uuid,
+      users[1 + floor(a * array_length(users, 1))::int],
+      agents[1 + floor(b * array_length(agents, 1))::int],
+      gen_random_uuid(),
+      types[least(ti, array_length(types, 1))],
+      case when resolved is null and created < t1 - interval '3 days' then 'closed'
+           when resolved is null and h < 0.2 then 'open'
+           when resolved is null then 'in_progress'
+           when h < 0.5 and resolved + interval '1 day' <= t1 then 'closed'
+           else 'resolved' end,
+      case when h < 0.2 then 'low' when h < 0.7 then 'medium' when h < 0.93 then 'high' else 'urgent' end,
+      subjects[least(ti, array_length(types, 1))][1 + floor(k * ${width})::int],
+      subjects[least(ti, array_length(types, 1))][1 + floor(k * ${width})::int] || '. I tried the help centre first but could not find an answer.',
+      case when resolved is null then '' when escalated then 'Resolved by the support team.' else 'Answered from the knowledge base.' end,
+      1 + floor(c * 6)::int,
+      case when a < 0.5 then array[tools[1 + floor(f * array_length(tools, 1))::int]] when a < 0.7 then array[tools[1], tools[1 + floor(h * array_length(tools, 1))::int]] else '{}' end,
+      case when resolved is not null and b < 0.6 then greatest(1, 5 - round(4 * power(f, 3))::int - case when escalated then 1 else 0 end)::smallint end,
+      case when resolved is null then null when escalated then 'human' else 'automated' end,
+      escalated,
+      created,
+      coalesce(resolved, created),
+      resolved,
+      case when resolved is null and created < t1 - interval '3 days' then created + interval '3 days'
+           when resolved is not null and h < 0.5 and resolved + interval '1 day' <= t1 then resolved + interval '1 day' end
+    from t`.execute(db);
+}
+
+/** Refreshes planner statistics (and the visibility map that index-only scans need) after a bulk load. */
+export async function analyzeSupportTables(db: Executor): Promise<void> {
+  await sql`vacuum analyze support_queries`.execute(db);
+  await sql`analyze support_agent_metrics`.execute(db);
+}
