@@ -1,0 +1,249 @@
+/**
+ * Deployments: create, update, delete, the control actions of the state machine
+ * (deployment-state.ts), logs, and what chat asks of them. Every status change happens under a
+ * row lock, writes a log entry and a team notification in the same transaction, and a start
+ * enqueues the roll-out job in that transaction too.
+ */
+import type { Db, Executor } from '../../db/database.js';
+import type { CompanyContext } from '../../http/caller.js';
+import type { PageOf } from '../../http/schemas.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import { findAgent } from '../agents/agents.repo.js';
+import { checkChannel, checkConfig, checkLanguages, type FieldCheck } from './deployment-fields.js';
+import { ACTION_WORDS, canUpdate, isLive, transition, type ControlAction, type DeploymentAction, type DeploymentStatus } from './deployment-state.js';
+import { DeploymentErrors } from './deployments.errors.js';
+import type { CollectionsReadiness, DeploymentNotification, DeploymentNotifier } from './deployments.ports.js';
+import * as repo from './deployments.repo.js';
+import { ROLLOUT_JOB, runRollout, type RolloutJob } from './deployments.rollout.js';
+import type { CreateDeploymentBody, Deployment, ListDeploymentsQuery, LogEntry, UpdateDeploymentBody } from './deployments.schemas.js';
+import type { LogLevel } from './deployments.tables.js';
+
+export interface DeploymentsDeps {
+  db: Db;
+  queue: Pick<JobQueue, 'send'>;
+  publicBaseUrl: string;
+  notifications?: DeploymentNotifier | null;
+  knowledge?: CollectionsReadiness | null;
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+export function toDeployment(row: repo.DeploymentRow): Deployment {
+  return {
+    id: row.id,
+    deployable_type: row.deployable_type,
+    deployable_id: row.deployable_id,
+    agent_id: row.agent_id,
+    company_id: row.company_id,
+    user_id: row.user_id,
+    channel: row.channel,
+    region_id: row.region_id,
+    languages: row.languages,
+    status: row.status,
+    config: row.config,
+    error: row.error,
+    agent_key: `agent:${row.agent_id}:${row.channel}:${row.region_slug}`,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function field(name: string, check: FieldCheck): string {
+  if (!check.ok) throw DeploymentErrors.invalidField(name, check.problem);
+  return check.value;
+}
+
+/** The agent's languages as a deployment default; an agent with none (or malformed ones) gives "". */
+function agentLanguages(raw: string): string {
+  const check = checkLanguages(raw);
+  return check.ok ? check.value : '';
+}
+
+const PRIORITY: Record<DeploymentAction, DeploymentNotification['priority']> = {
+  start: 'low',
+  succeed: 'medium',
+  fail: 'high',
+  stop: 'medium',
+  pause: 'medium',
+  resume: 'low',
+};
+
+export interface TransitionOptions {
+  actorId: string | null;
+  /** The failure reason, for `fail`. */
+  error?: string;
+  /** Why, appended to the log entry and the notification. */
+  reason?: string;
+}
+
+export function createDeploymentsService(deps: DeploymentsDeps) {
+  const { db, queue } = deps;
+
+  async function regionSlug(executor: Executor, regionId: string): Promise<string> {
+    const region = await repo.findRegion(executor, regionId);
+    if (!region) throw DeploymentErrors.invalidField('region_id', `unknown region ${regionId} (see GET /api/public/regions)`);
+    return region.slug;
+  }
+
+  async function ensureKeyFree(executor: Executor, row: { id?: string; agent_id: string; channel: string; region_id: string }, slug: string) {
+    const other = await repo.findLiveDeployment(executor, { agentId: row.agent_id, channel: row.channel, regionId: row.region_id }, row.id);
+    if (other) throw DeploymentErrors.liveConflict(other.id, other.status, row.channel, slug);
+  }
+
+  async function lockOrThrow(trx: Executor, companyId: string, id: string) {
+    const row = await repo.lockDeployment(trx, companyId, id);
+    if (!row) throw DeploymentErrors.notFound(id);
+    return row;
+  }
+
+  /** Moves a locked row by `action`: 409 when the state machine forbids it. Returns the new row. */
+  async function applyTransition(trx: Executor, row: repo.DeploymentRow, action: DeploymentAction, options: TransitionOptions) {
+    const result = transition(row.status, action);
+    if (!result.allowed) throw DeploymentErrors.invalidTransition(row.status, action, result.allowedFrom);
+    if (action === 'start') await ensureKeyFree(trx, row, row.region_slug);
+    const starting = action === 'start';
+    await repo.updateDeployment(trx, row.company_id, row.id, {
+      status: result.to,
+      error: action === 'fail' ? (options.error ?? 'Roll-out failed') : starting ? null : row.error,
+      ...(starting ? { rollout_attempt: row.rollout_attempt + 1, started_by: options.actorId } : {}),
+    });
+    const summary = `Deployment ${ACTION_WORDS[action]}: ${result.from} → ${result.to}`;
+    const detail = options.error ?? options.reason;
+    await repo.insertLog(trx, row.id, action === 'fail' ? 'error' : 'info', detail ? `${summary} (${detail})` : summary);
+    await deps.notifications?.notify(trx, {
+      companyId: row.company_id,
+      senderId: options.actorId,
+      notificationType: 'system',
+      category: 'deployment',
+      priority: PRIORITY[action],
+      title: `Deployment ${ACTION_WORDS[action]}`,
+      message: `Deployment ${row.id} of agent ${row.agent_id} on ${row.channel} in ${row.region_slug} ${action === 'succeed' ? 'is active' : `is ${result.to}`}${detail ? `: ${detail}` : ''}`,
+      metadata: { deployment_id: row.id, agent_id: row.agent_id, action_type: `deployment_${action}`, status: result.to, previous_status: result.from },
+      actionUrl: `${deps.publicBaseUrl}/api/public/deployments/${row.id}`,
+    });
+    if (starting) {
+      const job: RolloutJob = { deploymentId: row.id, companyId: row.company_id, attempt: row.rollout_attempt + 1 };
+      await queue.send(trx, ROLLOUT_JOB, job, { singletonKey: `${row.id}:${job.attempt}` });
+    }
+    return (await repo.findDeployment(trx, row.company_id, row.id))!;
+  }
+
+  const service = {
+    async create(context: CompanyContext, body: CreateDeploymentBody): Promise<Deployment> {
+      if (body.deployable_type === 'workflow') {
+        throw DeploymentErrors.invalidField('deployable_type', 'workflow deployments are not available: this service has no workflows yet; deploy an agent');
+      }
+      const channel = field('channel', checkChannel(body.channel));
+      const config = body.config === undefined ? '{}' : field('config', checkConfig(body.config));
+      const id = await db.transaction().execute(async (trx) => {
+        const agent = await findAgent(trx, context.companyId, body.deployable_id);
+        if (!agent) throw DeploymentErrors.invalidField('deployable_id', `no agent ${body.deployable_id} in your company`);
+        await regionSlug(trx, body.region_id);
+        const languages = body.languages !== undefined ? field('languages', checkLanguages(body.languages)) : agentLanguages(agent.languages);
+        const newId = await repo.insertDeployment(trx, {
+          company_id: context.companyId,
+          user_id: context.userId,
+          deployable_type: 'agent',
+          deployable_id: agent.id,
+          agent_id: agent.id,
+          channel,
+          region_id: body.region_id,
+          languages,
+          config,
+        });
+        await repo.insertLog(trx, newId, 'info', `Deployment created (pending) for agent ${agent.id} on ${channel}`);
+        return newId;
+      });
+      return service.get(context, id);
+    },
+
+    async list(context: CompanyContext, query: ListDeploymentsQuery): Promise<PageOf<Deployment>> {
+      const { skip, limit, ...filters } = query;
+      const { rows, total } = await repo.listDeployments(db, context.companyId, filters, skip, limit);
+      return { data: rows.map(toDeployment), total, skip, limit };
+    },
+
+    async get(context: CompanyContext, id: string): Promise<Deployment> {
+      const row = await repo.findDeployment(db, context.companyId, id);
+      if (!row) throw DeploymentErrors.notFound(id);
+      return toDeployment(row);
+    },
+
+    /** Changes settings; on a live deployment they apply at once (and the change is logged). */
+    async update(context: CompanyContext, id: string, body: UpdateDeploymentBody): Promise<Deployment> {
+      const changes: { channel?: string; region_id?: string; languages?: string; config?: string } = {};
+      if (body.channel !== undefined) changes.channel = field('channel', checkChannel(body.channel));
+      if (body.languages !== undefined) changes.languages = field('languages', checkLanguages(body.languages));
+      if (body.config !== undefined) changes.config = field('config', checkConfig(body.config));
+      if (body.region_id !== undefined) changes.region_id = body.region_id;
+      const row = await db.transaction().execute(async (trx) => {
+        const current = await lockOrThrow(trx, context.companyId, id);
+        if (!canUpdate(current.status)) throw DeploymentErrors.deployingNoUpdate();
+        const slug = changes.region_id ? await regionSlug(trx, changes.region_id) : current.region_slug;
+        const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter((key) => changes[key] !== current[key]);
+        if (changed.length === 0) return current;
+        const next = { ...current, ...changes };
+        if (isLive(current.status)) await ensureKeyFree(trx, next, slug);
+        await repo.updateDeployment(trx, context.companyId, id, changes);
+        const described = changed.map((key) => (key === 'config' ? 'config' : `${key} ${current[key] || '""'} → ${changes[key]}`));
+        const when = isLive(current.status) ? ` while ${current.status}; applied at once` : '';
+        await repo.insertLog(trx, id, 'info', `Settings updated${when}: ${described.join(', ')}`);
+        return (await repo.findDeployment(trx, context.companyId, id))!;
+      });
+      return toDeployment(row);
+    },
+
+    /** Deletes a deployment; a live one (deploying, active, paused) is stopped first. */
+    async remove(context: CompanyContext, id: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const row = await lockOrThrow(trx, context.companyId, id);
+        if (isLive(row.status)) await applyTransition(trx, row, 'stop', { actorId: context.userId, reason: 'the deployment is being deleted' });
+        await repo.deleteDeployment(trx, context.companyId, id);
+      });
+    },
+
+    async control(context: CompanyContext, id: string, action: ControlAction): Promise<Deployment> {
+      const row = await db.transaction().execute(async (trx) => {
+        const current = await lockOrThrow(trx, context.companyId, id);
+        return applyTransition(trx, current, action, { actorId: context.userId });
+      });
+      return toDeployment(row);
+    },
+
+    async logs(context: CompanyContext, id: string, since: Date | undefined, limit: number): Promise<{ logs: LogEntry[] }> {
+      const row = await repo.findDeployment(db, context.companyId, id);
+      if (!row) throw DeploymentErrors.notFound(id);
+      const entries = await repo.listLogs(db, id, since, limit);
+      return { logs: entries.map((entry) => ({ timestamp: entry.created_at.toISOString(), level: entry.level, message: entry.message })) };
+    },
+
+    /**
+     * The deployment an agent_key reaches: the live one of this agent, channel and region slug.
+     * None → 404; paused (or still deploying) → 409.
+     */
+    async resolveForChat(companyId: string, agentId: string, channel: string, regionSlug: string): Promise<Deployment> {
+      const row = await repo.findLiveForChat(db, companyId, agentId, channel, regionSlug);
+      if (!row) throw DeploymentErrors.noActiveDeployment(agentId, channel, regionSlug);
+      if (row.status !== 'active') throw DeploymentErrors.notServing(row.id, row.status);
+      return toDeployment(row);
+    },
+
+    /** A runtime event (a chat served, an error) in the deployment's log; ignored once it is deleted. */
+    async logEvent(deploymentId: string, level: LogLevel, message: string): Promise<void> {
+      await repo.insertLogIfExists(db, deploymentId, level, message.slice(0, 4000));
+    },
+
+    /** The roll-out job's handler (deployments.rollout.ts). */
+    async runRollout(job: RolloutJob): Promise<void> {
+      await runRollout({ db, knowledge: deps.knowledge ?? null, log: deps.log }, job, async (trx, row, outcome) => {
+        await applyTransition(trx, row, outcome.ok ? 'succeed' : 'fail', {
+          actorId: row.started_by,
+          ...(outcome.ok ? { reason: outcome.summary } : { error: outcome.error }),
+        });
+      });
+    },
+  };
+  return service;
+}
+
+export type DeploymentsService = ReturnType<typeof createDeploymentsService>;
+export type { DeploymentStatus };
