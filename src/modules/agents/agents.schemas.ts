@@ -1,0 +1,83 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Page, SkipLimit, Timestamp, Uuid } from '../../http/schemas.js';
+
+const LanguageCode = Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$', description: 'ISO 639 code, e.g. en, ar' });
+
+export const Escalation = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'Offer a human when the agent cannot answer.' }),
+    contact_email: Nullable(Type.String({ format: 'email', maxLength: 320 })),
+    message: Type.String({ maxLength: 2000, description: 'Said when escalating; a default is used when empty.' }),
+  },
+  { description: 'Escalation settings' },
+);
+export type Escalation = Static<typeof Escalation>;
+
+const EscalationInput = Type.Partial(Escalation);
+
+const agentFields = {
+  task_description: Type.String({ maxLength: 4000 }),
+  instructions: Type.String({ maxLength: 20_000, description: 'System instructions given to the model.' }),
+  model: Type.String({ minLength: 1, maxLength: 200, description: '`builtin:kb` or `<provider>:<model>` of a configured provider' }),
+  temperature: Type.Number({ minimum: 0, maximum: 2 }),
+  collection_ids: Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }),
+  integration_ids: Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }),
+  languages: Type.Array(LanguageCode, { minItems: 1, maxItems: 20, uniqueItems: true }),
+  welcome_message: Type.String({ maxLength: 2000 }),
+  escalation: EscalationInput,
+};
+
+export const CreateAgentBody = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 200 }),
+  ...Type.Partial(Type.Object(agentFields)).properties,
+});
+export type CreateAgentBody = Static<typeof CreateAgentBody>;
+
+export const UpdateAgentBody = Type.Partial(
+  Type.Object({ title: Type.String({ minLength: 1, maxLength: 200 }), ...agentFields }),
+  { minProperties: 1 },
+);
+export type UpdateAgentBody = Static<typeof UpdateAgentBody>;
+
+export const PerformanceMetrics = Type.Object({
+  total_queries_handled: Type.Integer(),
+  avg_resolution_time: Type.Number({ description: 'minutes from the first message to the first resolved answer' }),
+  success_rate: Type.Number({ description: 'percent of conversations the agent resolved' }),
+  customer_satisfaction_avg: Type.Number({ description: 'mean feedback rating, 1–5 (0 without feedback)' }),
+});
+export type PerformanceMetrics = Static<typeof PerformanceMetrics>;
+
+export const Agent = Type.Object(
+  {
+    id: Uuid(),
+    company_id: Uuid(),
+    title: Type.String(),
+    task_description: Type.String(),
+    instructions: Type.String(),
+    model: Type.String(),
+    temperature: Type.Number(),
+    collection_ids: Type.Array(Uuid()),
+    integration_ids: Type.Array(Uuid()),
+    languages: Type.Array(Type.String()),
+    welcome_message: Type.String(),
+    escalation: Escalation,
+    performance_metrics: PerformanceMetrics,
+    created_by: Nullable(Uuid()),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  },
+  { $id: 'Agent' },
+);
+export type Agent = Static<typeof Agent>;
+
+export const AgentPage = Page(Type.Ref(Agent));
+
+export const ListAgentsQuery = Type.Object({ ...SkipLimit(20, 100) });
+
+export const Region = Type.Object(
+  { id: Uuid(), slug: Type.String(), name: Type.String(), created_at: Timestamp() },
+  { $id: 'Region' },
+);
+export type Region = Static<typeof Region>;
+
+export const RegionPage = Page(Type.Ref(Region));

@@ -1,0 +1,139 @@
+/**
+ * Agents of a company: what they know (collections), what they may use (integrations), which
+ * model answers (a configured provider's model, or the built-in knowledge-base responder) and
+ * how they escalate. Members read; developers and above manage. Regions are a read-only list.
+ */
+import type { Db, Executor } from '../../db/database.js';
+import type { CompanyContext } from '../../http/caller.js';
+import { AppErrors } from '../../http/errors.js';
+import type { PageOf } from '../../http/schemas.js';
+import { hasRole } from '../../lib/roles.js';
+import type { LanguageModels } from '../../ports/llm.js';
+import * as repo from './agents.repo.js';
+import type { Agent, CreateAgentBody, Escalation, PerformanceMetrics, Region, UpdateAgentBody } from './agents.schemas.js';
+
+/** The model name of the offline responder that answers from the knowledge base. */
+export const BUILTIN_KB_MODEL = 'builtin:kb';
+
+export interface AgentsDeps {
+  db: Db;
+  llm: Pick<LanguageModels, 'checkModel'>;
+  /** The knowledge base: which collection ids are not the company's. Null: none are. */
+  collections: { collectionsReadiness(companyId: string, ids: string[]): Promise<{ missing: readonly string[] }> } | null;
+  /** Support queries: each agent's all-time performance_metrics, the figures support queries show. */
+  performance: { performanceOfAgents(executor: Executor, companyId: string, agentIds: string[]): Promise<Map<string, PerformanceMetrics>> } | null;
+}
+
+const NO_METRICS: PerformanceMetrics = { total_queries_handled: 0, avg_resolution_time: 0, success_rate: 0, customer_satisfaction_avg: 0 };
+export function toEscalation(value: Record<string, unknown>): Escalation {
+  return {
+    enabled: typeof value.enabled === 'boolean' ? value.enabled : true,
+    contact_email: typeof value.contact_email === 'string' ? value.contact_email : null,
+    message: typeof value.message === 'string' ? value.message : '',
+  };
+}
+
+export function toAgent(row: repo.AgentRow, metrics: PerformanceMetrics = NO_METRICS): Agent {
+  return {
+    id: row.id,
+    company_id: row.company_id,
+    title: row.title,
+    task_description: row.task_description,
+    instructions: row.instructions,
+    model: row.model,
+    temperature: row.temperature,
+    collection_ids: row.collection_ids,
+    integration_ids: row.integration_ids,
+    languages: row.languages.split(',').filter(Boolean),
+    welcome_message: row.welcome_message,
+    escalation: toEscalation(row.escalation),
+    performance_metrics: metrics,
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function toRegion(row: { id: string; slug: string; name: string; created_at: Date }): Region {
+  return { id: row.id, slug: row.slug, name: row.name, created_at: row.created_at.toISOString() };
+}
+
+function requireDeveloper(context: CompanyContext, what: string) {
+  if (!hasRole(context.role, 'developer')) {
+    throw AppErrors.forbidden(`${what} needs the developer role; your role is ${context.role}`);
+  }
+}
+
+export function createAgentsService(deps: AgentsDeps) {
+  const { db, llm } = deps;
+
+  async function validate(context: CompanyContext, body: UpdateAgentBody) {
+    if (body.model !== undefined && body.model !== BUILTIN_KB_MODEL) {
+      const problem = llm.checkModel(body.model);
+      if (problem) throw AppErrors.validation(`Invalid field 'model': ${problem}`);
+    }
+    const collectionIds = body.collection_ids ?? [];
+    const missingCollections = !collectionIds.length ? [] : deps.collections ? (await deps.collections.collectionsReadiness(context.companyId, collectionIds)).missing : collectionIds;
+    if (missingCollections.length) throw AppErrors.validation(`Invalid field 'collection_ids': collection not found: ${missingCollections.join(', ')}`);
+    const missingIntegrations = await repo.missingIntegrations(db, context.companyId, body.integration_ids ?? []);
+    if (missingIntegrations.length) throw AppErrors.validation(`Invalid field 'integration_ids': integration not found: ${missingIntegrations.join(', ')}`);
+  }
+
+  function columns(body: UpdateAgentBody, current?: repo.AgentRow) {
+    const { languages, escalation, ...rest } = body;
+    return {
+      ...rest,
+      ...(languages ? { languages: languages.join(',') } : {}),
+      ...(escalation ? { escalation: JSON.stringify({ ...toEscalation(current?.escalation ?? {}), ...escalation }) as never } : {}),
+    };
+  }
+
+  async function withMetrics(context: CompanyContext, rows: repo.AgentRow[]): Promise<Agent[]> {
+    const metrics = deps.performance ? await deps.performance.performanceOfAgents(db, context.companyId, rows.map((row) => row.id)) : new Map<string, PerformanceMetrics>();
+    return rows.map((row) => toAgent(row, metrics.get(row.id)));
+  }
+
+  return {
+    async create(context: CompanyContext, body: CreateAgentBody): Promise<Agent> {
+      requireDeveloper(context, 'Creating agents');
+      await validate(context, body);
+      const row = await repo.insertAgent(db, { ...columns(body), title: body.title, company_id: context.companyId, created_by: context.userId });
+      return toAgent(row);
+    },
+
+    async list(context: CompanyContext, skip: number, limit: number): Promise<PageOf<Agent>> {
+      const { rows, total } = await repo.listAgents(db, context.companyId, skip, limit);
+      return { data: await withMetrics(context, rows), total, skip, limit };
+    },
+
+    async get(context: CompanyContext, agentId: string): Promise<Agent> {
+      const row = await repo.findAgent(db, context.companyId, agentId);
+      if (!row) throw AppErrors.notFound('Agent', agentId);
+      const [agent] = await withMetrics(context, [row]);
+      return agent ?? toAgent(row);
+    },
+
+    async update(context: CompanyContext, agentId: string, body: UpdateAgentBody): Promise<Agent> {
+      requireDeveloper(context, 'Updating agents');
+      const current = await repo.findAgent(db, context.companyId, agentId);
+      if (!current) throw AppErrors.notFound('Agent', agentId);
+      await validate(context, body);
+      const row = await repo.updateAgent(db, context.companyId, agentId, columns(body, current));
+      if (!row) throw AppErrors.notFound('Agent', agentId);
+      const [agent] = await withMetrics(context, [row]);
+      return agent ?? toAgent(row);
+    },
+
+    async remove(context: CompanyContext, agentId: string): Promise<void> {
+      requireDeveloper(context, 'Deleting agents');
+      if (!(await repo.deleteAgent(db, context.companyId, agentId))) throw AppErrors.notFound('Agent', agentId);
+    },
+
+    async regions(): Promise<PageOf<Region>> {
+      const rows = await repo.listRegions(db);
+      return { data: rows.map(toRegion), total: rows.length, skip: 0, limit: rows.length };
+    },
+  };
+}
+
+export type AgentsService = ReturnType<typeof createAgentsService>;

@@ -1,0 +1,49 @@
+/**
+ * What the chat module needs from other modules, narrowed to the calls it makes. The container
+ * passes the real services (knowledge, support queries, team notifications, deployments, speech);
+ * each is optional so that chat works before (or without) the others.
+ */
+import type { Executor } from '../../db/database.js';
+import type { SupportQueriesService } from '../support-queries/support-queries.service.js';
+
+export interface KnowledgeHit {
+  chunk_id: string;
+  text: string;
+  document_id: string;
+  title: string;
+  collection_id: string | null;
+  score: number;
+}
+
+export interface KnowledgeSearch {
+  search(companyId: string, input: { query: string; topK?: number; collectionIds?: string[]; signal?: AbortSignal }): Promise<{ results: KnowledgeHit[] }>;
+}
+
+/** The support-queries calls a chat turn makes, inside its transaction. */
+export type SupportRecorder = Pick<
+  SupportQueriesService,
+  'ensureEndUser' | 'openForConversation' | 'recordAgentTurn' | 'recordSatisfaction' | 'close'
+>;
+
+export interface AgentNotifier {
+  notify(executor: Executor, input: {
+    companyId: string;
+    senderId: null;
+    notificationType: 'agent_action' | 'tool_usage' | 'email_sent';
+    category: 'agent';
+    priority: 'low' | 'medium' | 'high' | 'urgent';
+    title: string;
+    message: string;
+    metadata: Record<string, string>;
+  }): Promise<unknown>;
+}
+
+export interface ChatDeployments {
+  /** The active deployment of the agent for this channel and region; AppError 404 / 409 otherwise. */
+  resolveForChat(companyId: string, agentId: string, channel: string, regionSlug: string): Promise<{ id: string }>;
+  logEvent(deploymentId: string, level: 'info' | 'warning' | 'error', message: string): Promise<void>;
+}
+
+export interface SpeechToText {
+  transcribe(companyId: string, audio: { buffer: Buffer; filename: string; mimetype: string }, signal: AbortSignal): Promise<{ text: string }>;
+}

@@ -1,0 +1,50 @@
+/**
+ * Server-sent events over a hijacked reply: `event: <type>` / `data: <json>` frames, a comment
+ * heartbeat, and an AbortSignal that fires when the client goes away before the stream ends.
+ */
+import type { FastifyReply } from 'fastify';
+import type { StreamEvent } from './chat.schemas.js';
+
+export interface EventStream {
+  /** Aborts when the client disconnects before `close`. */
+  signal: AbortSignal;
+  send(event: StreamEvent): void;
+  close(): void;
+}
+
+export function openEventStream(reply: FastifyReply, heartbeatMs: number): EventStream {
+  const raw = reply.raw;
+  const headers = {
+    ...reply.getHeaders(),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  };
+  reply.hijack();
+  raw.writeHead(200, headers as Record<string, string>);
+  raw.flushHeaders();
+  const controller = new AbortController();
+  let ended = false;
+  const write = (frame: string) => {
+    if (!ended && !raw.destroyed) raw.write(frame);
+  };
+  const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
+  heartbeat.unref();
+  raw.on('close', () => {
+    clearInterval(heartbeat);
+    if (!ended) controller.abort(new Error('client disconnected'));
+  });
+  return {
+    signal: controller.signal,
+    send(event) {
+      write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    },
+    close() {
+      if (ended) return;
+      ended = true;
+      clearInterval(heartbeat);
+      raw.end();
+    },
+  };
+}

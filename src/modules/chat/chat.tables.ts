@@ -1,0 +1,64 @@
+/** Kysely types of the chat tables (migrations/0040_create_conversations.sql). */
+import type { ColumnType, Generated } from 'kysely';
+import type { DefaultTimestamp, Timestamp } from '../../db/schema.js';
+
+export interface Citation {
+  chunk_id: string;
+  document_id: string;
+  title: string;
+  collection_id: string | null;
+  score: number;
+  /** The passage the answer relied on (trimmed). */
+  text: string;
+}
+
+export interface ConversationsTable {
+  id: Generated<string>;
+  company_id: string;
+  agent_id: string;
+  deployment_id: string | null;
+  chat_token_id: string | null;
+  title: Generated<string>;
+  status: Generated<'open' | 'closed'>;
+  external_user_id: string | null;
+  end_user_id: string | null;
+  support_query_id: string | null;
+  channel: string | null;
+  region: string | null;
+  message_count: Generated<number>;
+  last_message_at: Timestamp | null;
+  closed_at: Timestamp | null;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface ConversationMessagesTable {
+  id: Generated<string>;
+  seq: ColumnType<number, never, never>;
+  company_id: string;
+  conversation_id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  citations: ColumnType<Citation[], string | undefined, string>;
+  model: string | null;
+  was_resolved: boolean | null;
+  response_time_ms: number | null;
+  finish_reason: 'stop' | 'aborted' | 'error' | null;
+  created_at: DefaultTimestamp;
+}
+
+export interface ConversationFeedbackTable {
+  id: Generated<string>;
+  company_id: string;
+  conversation_id: string;
+  rating: number;
+  comment: Generated<string>;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface ChatTables {
+  conversations: ConversationsTable;
+  conversation_messages: ConversationMessagesTable;
+  conversation_feedback: ConversationFeedbackTable;
+}

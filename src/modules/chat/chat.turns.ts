@@ -1,0 +1,329 @@
+/**
+ * One chat turn: `prepare` checks everything that can be refused before a reply starts (agent
+ * key, token binding, deployment, conversation state, form fields) and opens the conversation;
+ * `run` transcribes audio, lets the runtime answer (outside any transaction), then writes the
+ * turn — both messages, the support query and the team notifications — in one transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db, Executor } from '../../db/database.js';
+import type { ChatCaller } from '../../http/caller.js';
+import { AppError, AppErrors } from '../../http/errors.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import type { LlmMessage } from '../../ports/llm.js';
+import { findAgent, type AgentRow } from '../agents/agents.repo.js';
+import { toEscalation } from '../agents/agents.service.js';
+import { ESCALATION_EMAIL_JOB, type EscalationEmailJob } from './chat.escalation.js';
+import { parseAgentKey } from './chat.agent-key.js';
+import type { AgentNotifier, ChatDeployments, SpeechToText, SupportRecorder } from './chat.ports.js';
+import * as repo from './chat.repo.js';
+import type { KbPassage } from './chat.kb-responder.js';
+import type { ChatRuntime, TurnOutcome } from './chat.runtime.js';
+import type { AudioPart, ChatForm, StreamEvent } from './chat.schemas.js';
+import { checkAgentAllowed } from './chat.service.js';
+
+export interface TurnsDeps {
+  db: Db;
+  clock: Clock;
+  runtime: ChatRuntime;
+  historyLimit: number;
+  llmTimeoutMs: number;
+  supportQueries: SupportRecorder | null;
+  notifications: AgentNotifier | null;
+  deployments: ChatDeployments | null;
+  speech: SpeechToText | null;
+  queue: Pick<JobQueue, 'send'> | null;
+  log: { warn(obj: object, msg: string): void };
+}
+
+export interface PreparedTurn {
+  caller: ChatCaller;
+  agent: AgentRow;
+  conversation: repo.ConversationRow;
+  /** Settles once the conversation row exists. */
+  written: Promise<void>;
+  deploymentId: string | null;
+  history: LlmMessage[];
+  query: string;
+  audio: AudioPart | null;
+  startedAt: number;
+  /** Knowledge search started while the turn was prepared (text queries). */
+  retrieval: Promise<KbPassage[]> | null;
+  retrievalAbort: AbortController;
+}
+
+export interface TurnResult {
+  conversation_id: string;
+  agent_response_text: string;
+  response_time_ms: number;
+  was_resolved: boolean;
+  message_id: string | null;
+  finish_reason: 'stop' | 'aborted' | 'error';
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The `messages` form field: a JSON array of earlier {role: user|assistant, content} turns. */
+export function parseHistory(raw: string | unknown[] | undefined): LlmMessage[] {
+  if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) return [];
+  let parsed: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw AppErrors.validation("Invalid field 'messages': must be a JSON array of {role, content} objects");
+    }
+  }
+  if (!Array.isArray(parsed)) throw AppErrors.validation("Invalid field 'messages': must be a JSON array");
+  if (parsed.length > 200) throw AppErrors.validation("Invalid field 'messages': at most 200 messages");
+  return parsed.map((item: unknown, index) => {
+    const message = item as { role?: unknown; content?: unknown } | null;
+    if (!message || (message.role !== 'user' && message.role !== 'assistant')) {
+      throw AppErrors.validation(`Invalid field 'messages[${index}].role': must be one of: user, assistant`);
+    }
+    if (typeof message.content !== 'string') throw AppErrors.validation(`Invalid field 'messages[${index}].content': must be string`);
+    return { role: message.role, content: message.content };
+  });
+}
+
+function sameIds(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((id, index) => id === b[index]);
+}
+
+/** Agents whose collection scope this process remembers (a hint only: always checked). */
+const MAX_REMEMBERED_SCOPES = 10_000;
+
+export function createTurns(deps: TurnsDeps) {
+  const { db, clock } = deps;
+  const collectionScopes = new Map<string, readonly string[]>();
+  function rememberScope(key: string, collectionIds: readonly string[]) {
+    collectionScopes.delete(key);
+    collectionScopes.set(key, collectionIds);
+    if (collectionScopes.size > MAX_REMEMBERED_SCOPES) collectionScopes.delete(collectionScopes.keys().next().value!);
+  }
+
+  /**
+   * A new conversation, written in the background (its id is made here) so that the reply does
+   * not wait for the insert; `written` settles before the turn is saved.
+   */
+  function newConversation(caller: ChatCaller, form: ChatForm, agent: AgentRow, key: { channel: string; region: string }, deploymentId: string | null, query: string) {
+    const history = deps.historyLimit ? parseHistory(form.messages).slice(-deps.historyLimit) : [];
+    const now = clock.now();
+    const conversation: repo.ConversationRow = {
+      id: randomUUID(),
+      company_id: caller.companyId,
+      agent_id: agent.id,
+      deployment_id: deploymentId,
+      chat_token_id: caller.tokenId,
+      title: query.split('\n', 1)[0]!.slice(0, 80),
+      status: 'open',
+      external_user_id: form.user ?? null,
+      end_user_id: null,
+      support_query_id: null,
+      channel: key.channel,
+      region: key.region,
+      message_count: 0,
+      last_message_at: null,
+      closed_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const { message_count: _count, ...values } = conversation;
+    const written = repo.insertConversation(db, values).then(() => undefined);
+    written.catch(() => undefined);
+    return { conversation, history, written };
+  }
+
+  /** A stored conversation to continue: the token's, this agent's, still open; with its history. */
+  async function existingConversation(caller: ChatCaller, conversationId: string, agent: AgentRow) {
+    if (!UUID.test(conversationId)) throw AppErrors.validation("Invalid field 'conversation_id': must be a UUID");
+    const conversation = await repo.findConversation(db, caller.companyId, conversationId, caller.agentId);
+    if (!conversation) throw AppErrors.notFound('Conversation', conversationId);
+    if (conversation.agent_id !== agent.id) {
+      throw AppErrors.conflict(`Conversation ${conversation.id} belongs to agent ${conversation.agent_id}, not ${agent.id}`);
+    }
+    if (conversation.status === 'closed') throw AppErrors.conflict(`Conversation ${conversation.id} is closed`);
+    const history = (await repo.recentMessages(db, caller.companyId, conversation.id, deps.historyLimit)) as LlmMessage[];
+    return { conversation, history, written: Promise.resolve() };
+  }
+
+  async function saveTurn(turn: PreparedTurn, outcome: TurnOutcome, finish: TurnResult['finish_reason'], elapsed: number) {
+    const { caller } = turn;
+    await turn.written;
+    return db.transaction().execute(async (trx) => {
+      const conversation = (await repo.lockConversation(trx, caller.companyId, turn.conversation.id)) ?? turn.conversation;
+      const queryId = await supportQueryOf(trx, turn, conversation);
+      const [, answer] = await repo.appendMessages(trx, caller.companyId, conversation.id, [
+        { role: 'user', content: turn.query },
+        { role: 'assistant', content: outcome.text, citations: outcome.citations, model: outcome.model, was_resolved: outcome.resolved, response_time_ms: elapsed, finish_reason: finish },
+      ]);
+      if (queryId && deps.supportQueries && finish === 'stop') {
+        await deps.supportQueries.recordAgentTurn(trx, {
+          companyId: caller.companyId,
+          queryId,
+          resolved: outcome.resolved,
+          escalated: outcome.escalated,
+          ...(outcome.resolved ? { resolution: outcome.text.slice(0, 2000) } : {}),
+          toolsUsed: outcome.retrieved > 0 ? ['knowledge_base'] : [],
+          agentActions: 1,
+        });
+      }
+      if (deps.notifications && finish === 'stop' && !outcome.resolved) await notifyUnresolved(trx, turn, outcome, queryId, elapsed);
+      const contact = toEscalation(turn.agent.escalation).contact_email;
+      if (deps.queue && finish === 'stop' && outcome.escalated && contact) {
+        const job: EscalationEmailJob = { companyId: caller.companyId, conversationId: conversation.id, agentId: turn.agent.id, queryId, to: contact };
+        await deps.queue.send(trx, ESCALATION_EMAIL_JOB, job);
+      }
+      return answer?.id ?? null;
+    });
+  }
+
+  async function supportQueryOf(trx: Executor, turn: PreparedTurn, conversation: repo.ConversationRow): Promise<string | null> {
+    if (!deps.supportQueries) return null;
+    if (conversation.support_query_id) return conversation.support_query_id;
+    const { companyId } = turn.caller;
+    const externalId = conversation.external_user_id ?? `conversation:${conversation.id}`;
+    const endUser = await deps.supportQueries.ensureEndUser(trx, companyId, externalId, conversation.external_user_id ? {} : { name: 'Anonymous visitor' });
+    const query = await deps.supportQueries.openForConversation(trx, {
+      companyId,
+      endUserId: endUser.id,
+      agentId: turn.agent.id,
+      deploymentId: conversation.deployment_id,
+      conversationId: conversation.id,
+      subject: turn.query,
+      description: turn.query,
+    });
+    await repo.updateConversation(trx, companyId, conversation.id, { support_query_id: query.id, end_user_id: endUser.id });
+    // A rating given before the first turn (feedback on a conversation created empty) carries over.
+    const feedback = await repo.findFeedback(trx, companyId, conversation.id);
+    if (feedback) await deps.supportQueries.recordSatisfaction(trx, { companyId, queryId: query.id, rating: feedback.rating });
+    return query.id;
+  }
+
+  async function notifyUnresolved(trx: Executor, turn: PreparedTurn, outcome: TurnOutcome, queryId: string | null, elapsed: number) {
+    const escalated = outcome.escalated;
+    await deps.notifications!.notify(trx, {
+      companyId: turn.caller.companyId,
+      senderId: null,
+      notificationType: 'agent_action',
+      category: 'agent',
+      priority: escalated ? 'high' : 'medium',
+      title: escalated ? `${turn.agent.title} escalated a conversation` : `${turn.agent.title} could not answer a question`,
+      message: `“${turn.query.slice(0, 300)}”${escalated ? ' — the customer is waiting for a person.' : ' — nothing relevant was found in the knowledge base.'}`,
+      metadata: {
+        agent_id: turn.agent.id,
+        ...(queryId ? { query_id: queryId } : {}),
+        action_type: escalated ? 'escalation' : 'unanswered_question',
+        tool_used: outcome.retrieved > 0 ? 'knowledge_base' : 'none',
+        execution_time: `${(elapsed / 1000).toFixed(1)}s`,
+      },
+    });
+  }
+
+  /**
+   * The agent, and its knowledge search already under way. Retrieval is the longest step before
+   * the model: it starts with the agent's collections as last seen (checked against the agent
+   * row, restarted when they changed), overlapping the agent lookup and what follows it.
+   */
+  async function agentAndRetrieval(caller: ChatCaller, agentId: string, query: string | null) {
+    const scopeKey = `${caller.companyId}:${agentId}`;
+    const remembered = collectionScopes.get(scopeKey);
+    let retrievalAbort = new AbortController();
+    const search = (collectionIds: readonly string[]) => {
+      const pending = deps.runtime.retrieve(caller.companyId, query ?? '', collectionIds, retrievalAbort.signal);
+      pending.catch(() => undefined);
+      return pending;
+    };
+    let retrieval = query && remembered ? search(remembered) : null;
+    const agent = await findAgent(db, caller.companyId, agentId).catch((error: unknown) => {
+      retrievalAbort.abort();
+      throw error;
+    });
+    if (!agent) {
+      retrievalAbort.abort();
+      throw AppErrors.notFound('Agent', agentId);
+    }
+    if (query && !sameIds(remembered, agent.collection_ids)) {
+      retrievalAbort.abort();
+      retrievalAbort = new AbortController();
+      retrieval = search(agent.collection_ids);
+    }
+    rememberScope(scopeKey, agent.collection_ids);
+    return { agent, retrieval, retrievalAbort };
+  }
+
+  return {
+    async prepare(caller: ChatCaller, form: ChatForm): Promise<PreparedTurn> {
+      const startedAt = clock.now().getTime();
+      const key = parseAgentKey(form.agent_key);
+      checkAgentAllowed(caller, key.agentId);
+      const audio = form.audio ?? null;
+      if (audio && !Buffer.isBuffer((audio as Partial<AudioPart>).buffer)) throw AppErrors.validation("Invalid field 'audio': must be a file part of a multipart form");
+      if (audio && !deps.speech) {
+        throw AppErrors.unavailable('Speech-to-text is not configured: set ELEVENLABS_API_KEY, or put a Whisper model under MODELS_DIR, to send audio');
+      }
+      const query = form.query?.trim() ?? '';
+      if (!query && !audio) throw AppErrors.validation("Invalid field 'query': is required (or send an audio file)");
+      // The deployment check runs alongside the agent lookup; an unknown agent is reported first.
+      const deployment = deps.deployments ? deps.deployments.resolveForChat(caller.companyId, key.agentId, key.channel, key.region) : Promise.resolve(null);
+      deployment.catch(() => undefined);
+      const { agent, retrieval, retrievalAbort } = await agentAndRetrieval(caller, key.agentId, query !== '' && !audio ? query : null);
+      try {
+        const [live, existing] = await Promise.allSettled([
+          deployment,
+          form.conversation_id !== undefined ? existingConversation(caller, form.conversation_id, agent) : Promise.resolve(null),
+        ]);
+        if (live.status === 'rejected') throw live.reason;
+        if (existing.status === 'rejected') throw existing.reason;
+        const deploymentId = live.value?.id ?? null;
+        const { conversation, history, written } = existing.value ?? newConversation(caller, form, agent, key, deploymentId, query);
+        return { caller, agent, conversation, written, deploymentId, history, query, audio, startedAt, retrieval, retrievalAbort };
+      } catch (error) {
+        retrievalAbort.abort();
+        throw error;
+      }
+    },
+
+    /** Answers the prepared turn, sending events through `emit` (streaming) as they happen. */
+    async run(turn: PreparedTurn, clientSignal: AbortSignal, emit: (event: Omit<StreamEvent, 'conversation_id'>) => void = () => undefined): Promise<TurnResult> {
+      const signal = AbortSignal.any([clientSignal, AbortSignal.timeout(deps.llmTimeoutMs)]);
+      signal.addEventListener('abort', () => turn.retrievalAbort.abort(), { once: true });
+      const conversationId = turn.conversation.id;
+      let text = '';
+      let outcome: TurnOutcome | null = null;
+      let failure: unknown = null;
+      try {
+        if (turn.audio && deps.speech) {
+          const { text: heard } = await deps.speech.transcribe(turn.caller.companyId, turn.audio, signal);
+          turn.query = [heard.trim(), turn.query].filter(Boolean).join('\n');
+          emit({ type: 'transcribed_text', content: heard });
+          if (!turn.query) throw AppErrors.validation('The audio contained no speech');
+        }
+        outcome = await deps.runtime.respond({ companyId: turn.caller.companyId, agent: turn.agent, query: turn.query, history: turn.history }, signal, (delta) => {
+          text += delta;
+          emit({ type: 'agent_text_chunk', content: delta });
+        }, turn.retrieval ?? undefined);
+        // The model stops quietly when its signal aborts; past the time limit that is a failure.
+        if (signal.aborted && !clientSignal.aborted) throw new AppError(504, `The agent did not answer within ${deps.llmTimeoutMs} ms`, 'GatewayTimeout');
+        if (outcome.citations.length) emit({ type: 'chunk', content: JSON.stringify({ kind: 'citations', citations: outcome.citations }), kind: 'citations', citations: outcome.citations });
+      } catch (error) {
+        failure = error;
+      }
+      const finish = clientSignal.aborted ? 'aborted' : failure ? 'error' : 'stop';
+      const elapsed = clock.now().getTime() - turn.startedAt;
+      const final = finish === 'stop' && outcome ? outcome : { text, citations: [], resolved: false, escalated: false, retrieved: 0, model: turn.agent.model };
+      const messageId = turn.query ? await saveTurn(turn, final, finish, elapsed) : null;
+      if (turn.deploymentId && deps.deployments && finish === 'error') {
+        await deps.deployments.logEvent(turn.deploymentId, 'error', `Chat turn failed: ${failure instanceof Error ? failure.message : String(failure)}`).catch(() => undefined);
+      }
+      if (failure && finish === 'error') {
+        if (failure instanceof AppError) throw failure;
+        if (signal.aborted) throw new AppError(504, `The agent did not answer within ${deps.llmTimeoutMs} ms`, 'GatewayTimeout');
+        throw failure;
+      }
+      return { conversation_id: conversationId, agent_response_text: final.text, response_time_ms: elapsed, was_resolved: final.resolved, message_id: messageId, finish_reason: finish };
+    },
+  };
+}
+
+export type Turns = ReturnType<typeof createTurns>;

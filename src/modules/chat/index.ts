@@ -1,0 +1,57 @@
+/** createChatModule(deps) → the conversations service and the turn runner the routes use. */
+import type { ChatConfig } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { LanguageModels } from '../../ports/llm.js';
+import type { Mailer } from '../../ports/mailer.js';
+import { createEscalationMailer } from './chat.escalation.js';
+import type { AgentNotifier, ChatDeployments, KnowledgeSearch, SpeechToText, SupportRecorder } from './chat.ports.js';
+import { createChatRuntime } from './chat.runtime.js';
+import { createConversationsService } from './chat.service.js';
+import { createTurns } from './chat.turns.js';
+
+export interface ChatModuleDeps {
+  db: Db;
+  clock: Clock;
+  llm: LanguageModels;
+  config: ChatConfig;
+  knowledge?: KnowledgeSearch | null;
+  supportQueries?: SupportRecorder | null;
+  notifications?: AgentNotifier | null;
+  deployments?: ChatDeployments | null;
+  speech?: SpeechToText | null;
+  /** Escalation e-mails are jobs (sent with the turn) that go through the mailer. */
+  queue?: Pick<JobQueue, 'send'> | null;
+  mailer?: Pick<Mailer, 'send'> | null;
+  log: { warn(obj: object, msg: string): void };
+}
+
+export function createChatModule(deps: ChatModuleDeps) {
+  const supportQueries = deps.supportQueries ?? null;
+  const deployments = deps.deployments ?? null;
+  const runtime = createChatRuntime({ llm: deps.llm, knowledge: deps.knowledge ?? null, retrievalTopK: deps.config.retrievalTopK });
+  const notifications = deps.notifications ?? null;
+  return {
+    runtime,
+    sendEscalationEmail: deps.mailer
+      ? createEscalationMailer({ db: deps.db, clock: deps.clock, mailer: deps.mailer, notifications })
+      : async () => undefined,
+    conversations: createConversationsService({ db: deps.db, clock: deps.clock, supportQueries, deployments }),
+    turns: createTurns({
+      db: deps.db,
+      clock: deps.clock,
+      runtime,
+      historyLimit: deps.config.historyLimit,
+      llmTimeoutMs: deps.config.llmTimeoutMs,
+      supportQueries,
+      notifications,
+      queue: deps.mailer ? (deps.queue ?? null) : null,
+      deployments,
+      speech: deps.speech ?? null,
+      log: deps.log,
+    }),
+  };
+}
+
+export type ChatModule = ReturnType<typeof createChatModule>;
