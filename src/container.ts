@@ -18,7 +18,7 @@ import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
 import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
-import { createKnowledgeModule, type KnowledgeService } from './modules/knowledge/index.js';
+import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeService } from './modules/knowledge/index.js';
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { createAgentsService, type AgentsService } from './modules/agents/agents.service.js';
 import type { LanguageModels } from './ports/llm.js';
@@ -69,7 +69,7 @@ export interface ContainerOptions {
 export function createContainer(options: ContainerOptions): Container {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
-  const database: DatabaseHandle = createDatabase(options.databaseUrl, config.databasePoolMax);
+  const database: DatabaseHandle = createDatabase(options.databaseUrl, config.databasePoolMax, SEARCH_SESSION_SETTINGS);
   const db = database.db;
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })

@@ -22,7 +22,7 @@ import { migrateToLatest } from '../../src/db/migrator.js';
 import { createTenant, createUser } from '../../test/helpers/factories.js';
 import { loadDataset, type Dataset } from './datasets.js';
 import { fuse, LANE_WEIGHTS, RRF_K } from '../../src/modules/knowledge/knowledge.retrieval.js';
-import { DOCSTORE } from '../../src/modules/knowledge/knowledge.search.repo.js';
+import { SEARCH_SESSION_SETTINGS } from '../../src/modules/knowledge/knowledge.search.repo.js';
 import { ndcgAt, recallAt } from './metrics.js';
 import { benchDatabase } from '../lib/harness.js';
 
@@ -54,6 +54,8 @@ async function main() {
     NODE_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: database.url, RUN_WORKERS: 'true',
     EMBEDDINGS_PROVIDER: 'none', RATE_LIMIT_ENABLED: 'false', DATABASE_POOL_MAX: '10',
   });
+  // The title threshold is a session setting of the search connections: set before they open.
+  if (values['title-similarity']) SEARCH_SESSION_SETTINGS['pg_trgm.similarity_threshold'] = values['title-similarity'];
   const container = createContainer({ config, databaseUrl: database.url, log: pino({ level: 'silent' }) });
   const app = await buildApp(container);
   await container.start();
@@ -130,10 +132,9 @@ async function main() {
       });
       return { ndcg: ndcg / ranked.length, recall: recall / ranked.length };
     };
-    if (values['title-similarity']) DOCSTORE.minTitleSimilarity = Number(values['title-similarity']);
     const selected = values.runs?.split(',');
     const chosen = selected ? runs.filter((run) => selected.some((prefix) => run.name.startsWith(prefix))) : runs;
-    console.log(`docstore: exact phrase, title similarity ≥ ${DOCSTORE.minTitleSimilarity}`);
+    console.log(`docstore: exact phrase, title similarity ≥ ${SEARCH_SESSION_SETTINGS['pg_trgm.similarity_threshold']}`);
     console.log(`\n${queries.length} queries with judgements; document-level metrics (best chunk per document)`);
     console.log(`${'lane'.padEnd(30)} ${'nDCG@10'.padStart(8)} ${'R@10'.padStart(7)}   p50 ms   p99 ms   vector lane`);
     for (const run of chosen) {

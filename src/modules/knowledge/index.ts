@@ -14,6 +14,8 @@ import { createKnowledgeService, type KnowledgeDeps } from './knowledge.service.
 export { collectionsRoutes } from './knowledge.collections.routes.js';
 export { documentsRoutes } from './knowledge.documents.routes.js';
 export type { KnowledgeService } from './knowledge.service.js';
+/** Session settings the search statements expect on every database connection. */
+export { SEARCH_SESSION_SETTINGS } from './knowledge.search.repo.js';
 
 /** Schemas with an $id that routes reference (the app adds them to the OpenAPI components). */
 export const KNOWLEDGE_SCHEMAS = [Collection, Document];

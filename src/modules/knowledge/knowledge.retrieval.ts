@@ -117,22 +117,22 @@ export function createRetrieval(deps: { db: Db; vectors: VectorIndexes; embeddin
     };
     const enabled = { vector: input.lanes?.vector ?? true, fulltext: input.lanes?.fulltext ?? true, docstore: input.lanes?.docstore ?? true };
     const configs = queryConfigs(input.query);
-    const lexemes = enabled.fulltext || enabled.docstore ? await searchRepo.queryLexemes(db, input.query, configs) : [];
-    const [vector, fulltext, docstore] = await Promise.all([
+    const fulltextRanking = enabled.fulltext ? (input.fulltextRanking ?? 'bm25') : null;
+    const [vector, text] = await Promise.all([
       enabled.vector ? vectorLane(companyId, input, filters, depth) : null,
-      enabled.fulltext
-        ? input.fulltextRanking === 'ts_rank_cd'
-          ? searchRepo.tsRankCdSearch(db, companyId, lexemes, filters, depth)
-          : searchRepo.bm25Search(db, companyId, lexemes, filters, depth)
+      fulltextRanking || enabled.docstore
+        ? searchRepo.textLanes(db, { companyId, query: input.query, configs, filters, depth, fulltext: fulltextRanking, docstore: enabled.docstore, detailRank: topK })
         : null,
-      enabled.docstore ? searchRepo.docstoreSearch(db, companyId, input.query, lexemes, configs, filters, depth) : null,
     ]);
     const lanes: Partial<Record<Lane, LaneHit[]>> = {};
     if (vector?.state === 'used') lanes.vector = vector.hits;
-    if (fulltext) lanes.fulltext = fulltext;
-    if (docstore) lanes.docstore = docstore;
+    if (text?.fulltext) lanes.fulltext = text.fulltext;
+    if (text?.docstore) lanes.docstore = text.docstore;
     const fused = fuse(lanes).slice(0, topK);
-    const details = new Map((await searchRepo.chunkDetails(db, companyId, fused.map((hit) => hit.chunk_id))).map((row) => [row.id, row]));
+    // The text lanes bring the details of their top hits; the rest (vector hits, deeper ranks) is looked up.
+    const details = new Map((text?.details ?? []).map((row) => [row.id, row]));
+    const missing = fused.map((hit) => hit.chunk_id).filter((id) => !details.has(id));
+    for (const row of await searchRepo.chunkDetails(db, companyId, missing)) details.set(row.id, row);
     const results: SearchResult[] = [];
     for (const hit of fused) {
       const chunk = details.get(hit.chunk_id);

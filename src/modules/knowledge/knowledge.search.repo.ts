@@ -5,7 +5,7 @@
  * in-process index.
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
 
 export interface LaneFilters {
   collectionIds?: string[];
@@ -44,52 +44,6 @@ export async function queryLexemes(executor: Executor, query: string, configs: s
   return result.rows.map((row) => row.lexeme);
 }
 
-/** Top `limit` chunks by BM25 over the query's lexemes. */
-export async function bm25Search(db: Db, companyId: string, lexemes: string[], filters: LaneFilters, limit: number): Promise<LaneHit[]> {
-  if (lexemes.length === 0) return [];
-  const { k1, b } = BM25;
-  const filtered = hasFilters(filters);
-  return db.transaction().execute(async (trx) => {
-  // Common words bring tens of thousands of postings at 100k chunks: aggregate them in memory.
-  await sql`set local work_mem = '32MB'`.execute(trx);
-  const result = await sql<LaneHit>`
-    with stats as (
-      select greatest(chunk_count, 1)::float8 as n, greatest(token_total::float8 / greatest(chunk_count, 1), 1) as avgdl
-      from kb_corpus_stats where company_id = ${companyId}
-    ), postings as materialized (
-      select p.lexeme, p.chunk_id, p.tf, p.dl
-      from kb_postings p where p.company_id = ${companyId} and p.lexeme = any(${lexemes}::text[])
-    ), df as (
-      select lexeme, count(*)::float8 as df from postings group by lexeme
-    ), scored as (
-      select p.chunk_id,
-             sum(ln(1 + (s.n - f.df + 0.5) / (f.df + 0.5)) * p.tf * (${k1}::float8 + 1)
-                 / (p.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * p.dl / s.avgdl))) as score
-      from postings p join df f on f.lexeme = p.lexeme cross join stats s
-      group by p.chunk_id
-    )
-    ${
-      filtered
-        ? sql`select s.chunk_id, s.score from scored s join kb_chunks c on c.id = s.chunk_id
-              where ${chunkFilters('c', filters)} order by s.score desc, s.chunk_id limit ${limit}`
-        : sql`select chunk_id, score from scored order by score desc, chunk_id limit ${limit}`
-    }`.execute(trx);
-  return result.rows;
-  });
-}
-
-/** The ts_rank_cd ranking of the same lexemes (kept for the benchmark's comparison with BM25). */
-export async function tsRankCdSearch(executor: Executor, companyId: string, lexemes: string[], filters: LaneFilters, limit: number): Promise<LaneHit[]> {
-  if (lexemes.length === 0) return [];
-  const query = lexemes.map(quoteLexeme).join(' | ');
-  const result = await sql<LaneHit>`
-    select c.id as chunk_id, ts_rank_cd(c.tsv, ${query}::tsquery, 1) as score
-    from kb_chunks c
-    where c.company_id = ${companyId} and c.tsv @@ ${query}::tsquery and ${chunkFilters('c', filters)}
-    order by score desc, c.id limit ${limit}`.execute(executor);
-  return result.rows;
-}
-
 /** One term of a phrase query: `'lexeme'` quoted for the tsquery parser. */
 export function quoteLexeme(lexeme: string): string {
   return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
@@ -103,20 +57,85 @@ export function quoteLexeme(lexeme: string): string {
 export const DOCSTORE = { minTitleSimilarity: 0.6, maxTitleQueryLength: 64 };
 
 /**
+ * Session settings the lanes rely on, set on every pooled connection (no transaction per search):
+ * the trigram threshold makes the title index return only titles that can pass it, and common
+ * words bring tens of thousands of postings at 100k chunks, aggregated in memory.
+ */
+export const SEARCH_SESSION_SETTINGS = {
+  'pg_trgm.similarity_threshold': String(DOCSTORE.minTitleSimilarity),
+  work_mem: '32MB',
+};
+
+export interface TextLanesInput {
+  companyId: string;
+  query: string;
+  /** Text-search configurations the query is read with. */
+  configs: string[];
+  filters: LaneFilters;
+  /** Hits kept per lane. */
+  depth: number;
+  /** Full-text ranking, or null to skip the lane. */
+  fulltext: 'bm25' | 'ts_rank_cd' | null;
+  docstore: boolean;
+  /** Hits ranked this high in a lane come back with their chunk's details. */
+  detailRank: number;
+}
+
+export interface TextLanes {
+  fulltext: LaneHit[] | null;
+  docstore: LaneHit[] | null;
+  /** Details of the chunks ranked within `detailRank` in a lane. */
+  details: ChunkDetails[];
+}
+
+/** BM25 over the postings (tf, chunk length, document frequency per company). */
+function bm25Lane(input: TextLanesInput) {
+  const { k1, b } = BM25;
+  const { companyId, filters, depth } = input;
+  return sql`
+    stats as (
+      select greatest(chunk_count, 1)::float8 as n, greatest(token_total::float8 / greatest(chunk_count, 1), 1) as avgdl
+      from kb_corpus_stats where company_id = ${companyId}
+    ), postings as materialized (
+      select p.lexeme, p.chunk_id, p.tf, p.dl
+      from q, kb_postings p where p.company_id = ${companyId} and p.lexeme = any(q.lexemes)
+    ), df as (
+      select lexeme, count(*)::float8 as df from postings group by lexeme
+    ), scored as (
+      select p.chunk_id,
+             sum(ln(1 + (s.n - f.df + 0.5) / (f.df + 0.5)) * p.tf * (${k1}::float8 + 1)
+                 / (p.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * p.dl / s.avgdl))) as score
+      from postings p join df f on f.lexeme = p.lexeme cross join stats s
+      group by p.chunk_id
+    ), fulltext as (
+      ${
+        hasFilters(filters)
+          ? sql`select s.chunk_id, s.score from scored s join kb_chunks c on c.id = s.chunk_id
+                where ${chunkFilters('c', filters)} order by s.score desc, s.chunk_id limit ${depth}`
+          : sql`select chunk_id, score from scored order by score desc, chunk_id limit ${depth}`
+      }
+    )`;
+}
+
+/** ts_rank_cd of the same lexemes (kept for the benchmark's comparison with BM25). */
+function tsRankCdLane(input: TextLanesInput) {
+  return sql`
+    fulltext as (
+      select c.id as chunk_id, ts_rank_cd(c.tsv, q.any_word, 1)::float8 as score
+      from kb_chunks c, q
+      where c.company_id = ${input.companyId} and q.any_word is not null and c.tsv @@ q.any_word and ${chunkFilters('c', input.filters)}
+      order by score desc, c.id limit ${input.depth}
+    )`;
+}
+
+/**
  * The docstore lane, over whole documents, answering only with exact evidence: the query as an
  * exact phrase (language-aware, score + 1) and titles similar to the query by trigrams
  * (typo-tolerant, score + the similarity). Each document is represented by its chunk that holds
  * the phrase, else its chunk richest in the query's words.
  */
-export async function docstoreSearch(
-  db: Db,
-  companyId: string,
-  query: string,
-  lexemes: string[],
-  configs: string[],
-  filters: LaneFilters,
-  limit: number,
-): Promise<LaneHit[]> {
+function docstoreLane(input: TextLanesInput) {
+  const { companyId, query, configs, filters, depth } = input;
   const documentFilters: RawBuilder<unknown>[] = [];
   if (filters.collectionIds?.length) documentFilters.push(sql`d.collection_id = any(${filters.collectionIds}::uuid[])`);
   if (filters.categories?.length) documentFilters.push(sql`d.categories && ${filters.categories}::text[]`);
@@ -124,32 +143,73 @@ export async function docstoreSearch(
   if (filters.endDate) documentFilters.push(sql`d.created_at <= ${filters.endDate}`);
   const where = documentFilters.length ? sql.join(documentFilters, sql` and `) : sql`true`;
   const phrase = sql.join(configs.map((config) => sql`phraseto_tsquery(${config}::regconfig, ${query})`), sql` || `);
-  const anyWord = lexemes.map(quoteLexeme).join(' | ');
   const titled = query.length <= DOCSTORE.maxTitleQueryLength;
-  return db.transaction().execute(async (trx) => {
-    // The trigram index then only returns titles that can pass the threshold.
-    if (titled) await sql`select set_config('pg_trgm.similarity_threshold', ${String(DOCSTORE.minTitleSimilarity)}, true)`.execute(trx);
-    const result = await sql<LaneHit>`
-    with phrase as (
+  return sql`
+    phrase as (
       select d.id, 1.0::float8 as score from kb_documents d
       where d.company_id = ${companyId} and d.status = 'completed'
         and d.content_tsv @@ (${phrase}) and ${where}
-      limit ${limit}
+      limit ${depth}
     ), title as (
       select d.id, similarity(d.title, ${query})::float8 as score from kb_documents d
       where ${titled} and d.company_id = ${companyId} and d.status = 'completed' and d.title % ${query} and ${where}
     ), candidates as (
       select id, sum(score) as score from (select * from phrase union all select * from title) x
-      group by id order by score desc limit ${limit}
+      group by id order by score desc limit ${depth}
     ), best as (
       select distinct on (c.document_id) c.id as chunk_id, k.score
-      from candidates k join kb_chunks c on c.document_id = k.id and c.company_id = ${companyId}
-      order by c.document_id, c.tsv @@ (${phrase}) desc,
-               case when ${anyWord} = '' then 0 else ts_rank(c.tsv, ${anyWord}::tsquery) end desc, c.ordinal
+      from candidates k cross join q join kb_chunks c on c.document_id = k.id and c.company_id = ${companyId}
+      order by c.document_id, c.tsv @@ (${phrase}) desc, coalesce(ts_rank(c.tsv, q.any_word), 0) desc, c.ordinal
+    ), docstore as (
+      select chunk_id, score from best order by score desc, chunk_id limit ${depth}
+    )`;
+}
+
+/**
+ * One text lane in one statement (one round trip): the query's lexemes, the lane's ranking, and
+ * the details of the chunks it ranks within `detailRank`.
+ */
+async function laneSearch(executor: Executor, input: TextLanesInput, lane: 'fulltext' | 'docstore') {
+  const { companyId, query, configs, detailRank } = input;
+  // Lexemes quoted for the tsquery parser as quoteLexeme does; chr(92) is a backslash, chr(39) a quote.
+  const quoted = sql`chr(39) || replace(replace(l, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)`;
+  const ranking = lane === 'docstore' ? docstoreLane(input) : input.fulltext === 'ts_rank_cd' ? tsRankCdLane(input) : bm25Lane(input);
+  const result = await sql<{ chunk_id: string; score: number } & Partial<ChunkDetails>>`
+    with words as materialized (
+      select distinct u.lexeme as l from unnest(${configs}::text[]) cfg, unnest(to_tsvector(cfg::regconfig, ${query})) u
+    ), q as materialized (
+      select coalesce(array_agg(l), '{}') as lexemes, string_agg(${quoted}, ' | ')::tsquery as any_word from words
+    ), ${ranking}, hits as (
+      select chunk_id, score, row_number() over (order by score desc, chunk_id) as rank from ${sql.ref(lane)}
     )
-    select chunk_id, score from best order by score desc, chunk_id limit ${limit}`.execute(trx);
-    return result.rows;
-  });
+    select h.chunk_id, h.score, c.id, c.text, c.document_id, d.title, c.collection_id, c.categories, c.language
+    from hits h
+    left join kb_chunks c on h.rank <= ${detailRank} and c.id = h.chunk_id and c.company_id = ${companyId}
+    left join kb_documents d on d.id = c.document_id
+    order by h.rank`.execute(executor);
+  const hits: LaneHit[] = [];
+  const details: ChunkDetails[] = [];
+  for (const row of result.rows) {
+    hits.push({ chunk_id: row.chunk_id, score: row.score });
+    if (row.id) details.push({ id: row.id, text: row.text!, document_id: row.document_id!, title: row.title!, collection_id: row.collection_id ?? null, categories: row.categories!, language: row.language! });
+  }
+  return { hits, details };
+}
+
+/**
+ * The full-text and docstore lanes, each one statement, side by side on two connections (a large
+ * corpus keeps both backends busy; a small one answers in one round trip).
+ */
+export async function textLanes(executor: Executor, input: TextLanesInput): Promise<TextLanes> {
+  const [fulltext, docstore] = await Promise.all([
+    input.fulltext ? laneSearch(executor, input, 'fulltext') : null,
+    input.docstore ? laneSearch(executor, input, 'docstore') : null,
+  ]);
+  return {
+    fulltext: fulltext?.hits ?? null,
+    docstore: docstore?.hits ?? null,
+    details: [...(fulltext?.details ?? []), ...(docstore?.details ?? [])],
+  };
 }
 
 export interface VectorRow {
