@@ -67,6 +67,21 @@ describe('AI SDK adapter', () => {
     }
   });
 
+  it.each([
+    ['an error event', { errorAfter: 2 }, /server had an error/],
+    ['a dropped connection', { resetAfter: 2 }, /HTTP 200.*terminated/],
+  ] as const)('fails with LlmError on %s in the middle of a reply, after the tokens already sent', async (_name, failure, message) => {
+    const llm = createAiSdkLanguageModels({ providers: [{ name: 'p', type: 'openai', apiKey: 'sk-x', baseUrl: openai.url, models: [] }] });
+    openai.reply = () => ({ tokens: ['a', 'b', 'c', 'd'], ...failure });
+    const deltas: string[] = [];
+    const error = await (async () => {
+      for await (const delta of llm.stream({ model: 'p:m1', messages, temperature: 0, signal: new AbortController().signal })) deltas.push(delta);
+    })().catch((e: unknown) => e);
+    expect(deltas).toEqual(['a', 'b']);
+    expect(error).toBeInstanceOf(LlmError);
+    expect(error).toMatchObject({ message: expect.stringMatching(message), retryable: true });
+  });
+
   it('cancels the upstream request when the signal aborts', async () => {
     const llm = createAiSdkLanguageModels({ providers: [{ name: 'p', type: 'openai', apiKey: 'sk-x', baseUrl: openai.url, models: [] }] });
     openai.reply = () => ({ tokens: ['first', 'never'], hangAfter: 1 });

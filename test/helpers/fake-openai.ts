@@ -15,6 +15,10 @@ export interface FakeReply {
   status?: number;
   /** Stop sending after this many tokens and keep the connection open. */
   hangAfter?: number;
+  /** After this many tokens, send an error event (as OpenAI does mid-stream) and end. */
+  errorAfter?: number;
+  /** After this many tokens, drop the connection. */
+  resetAfter?: number;
 }
 
 export interface ChatCompletionRequest {
@@ -69,6 +73,16 @@ export async function startFakeOpenAi(reply: FakeOpenAi['reply'] = () => ({ toke
     const tokens = script.tokens ?? [];
     for (const [index, token] of tokens.entries()) {
       if (script.hangAfter !== undefined && index >= script.hangAfter) return;
+      if (script.errorAfter !== undefined && index >= script.errorAfter) {
+        finished = true;
+        response.end(`data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', code: null } })}\n\n`);
+        return;
+      }
+      if (script.resetAfter !== undefined && index >= script.resetAfter) {
+        await sleep(20); // what was written reaches the client first
+        response.destroy();
+        return;
+      }
       if (script.delayMs) await sleep(script.delayMs);
       if (response.destroyed) return;
       response.write(frame({ content: token }, null));
