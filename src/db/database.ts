@@ -1,4 +1,5 @@
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { createHash } from 'node:crypto';
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -16,6 +17,50 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+const PREPARED_MARK = '/* prepared */ ';
+/** Distinct prepared statements a process keeps (past it, marked statements run unnamed). */
+const MAX_PREPARED = 256;
+
+/**
+ * Marks a hot statement to run as a named prepared statement: each connection parses and plans
+ * it once, then only binds and executes (a CTE-heavy search statement: ≈1 ms → ≈0.2 ms). Only
+ * for statements whose text takes a bounded number of shapes.
+ */
+export function prepared<T>(query: RawBuilder<T>): RawBuilder<T> {
+  return sql<T>`${sql.raw(PREPARED_MARK)}${query}`;
+}
+
+/** The pool as Kysely sees it, running statements marked by `prepared` under a name of their text. */
+function preparingPool(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name && names.size < MAX_PREPARED) {
+      name = `sb_${createHash('sha1').update(text).digest('hex')}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  const clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
+    query: ((text: unknown, values?: unknown[]) => {
+      const name = typeof text === 'string' && text.startsWith(PREPARED_MARK) ? nameOf(text) : undefined;
+      if (name) return client.query({ name, text: text as string, values });
+      return client.query(text as string, values);
+    }) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(),
+  });
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapped = clients.get(client);
+      if (!wrapped) clients.set(client, (wrapped = wrap(client)));
+      return wrapped;
+    },
+    end: () => pool.end(),
+  };
+}
+
 /** `-c name=value` startup options: session settings every pooled connection starts with. */
 export function sessionOptions(settings: Record<string, string>): string | undefined {
   const entries = Object.entries(settings);
@@ -29,7 +74,7 @@ export function createDatabase(connectionString: string, poolMax = 10, settings:
   const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 30_000, options: sessionOptions(settings) });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   let closed = false;
   return {
     db,
