@@ -22,7 +22,7 @@ import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeService }
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { createAgentsService, type AgentsService } from './modules/agents/agents.service.js';
 import type { LanguageModels } from './ports/llm.js';
-import { createChatModule, type ChatModule } from './modules/chat/index.js';
+import { createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
 import { chatJobs } from './modules/chat/chat.escalation.js';
 import { createSupportQueriesService, type SupportQueriesService } from './modules/support-queries/support-queries.service.js';
 import { createTeamNotificationsService, type TeamNotificationsService } from './modules/team-notifications/team-notifications.service.js';
@@ -80,20 +80,24 @@ export function createContainer(options: ContainerOptions): Container {
     schema: config.jobsSchema,
     onError: (error) => log.error({ err: error }, 'job queue error'),
   });
-  // Authenticated callers and company records are cached briefly, and only while a LISTEN
-  // connection guarantees that every instance hears of each change (migrations 0003, 0004).
-  const credentialsListener = listen(
+  // Authenticated callers, company records, and the agents and deployments chat turns serve are
+  // cached briefly, and only while a LISTEN connection guarantees that every instance hears of
+  // each change (migrations 0003, 0004, 0041).
+  const changeListener = listen(
     options.databaseUrl,
-    'switchboard_credentials_changed',
-    () => {
-      callers.clear();
-      companyRecords.clear();
+    {
+      switchboard_credentials_changed: () => {
+        callers.clear();
+        companyRecords.clear();
+      },
+      switchboard_serving_changed: () => serving.clear(),
     },
     (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
   );
-  const cacheOptions = { ttlMs: config.cacheTtlMs, maxEntries: 10_000, isEnabled: () => credentialsListener.connected };
+  const cacheOptions = { ttlMs: config.cacheTtlMs, maxEntries: 10_000, isEnabled: () => changeListener.connected };
   const callers = createCoherentCache<UserCaller | ChatCaller>(cacheOptions);
   const companyRecords = createCoherentCache<Company>(cacheOptions);
+  const serving = createCoherentCache<ServingRecord>(cacheOptions);
   const mailer = config.mail.smtpUrl
     ? createSmtpMailer({
         url: config.mail.smtpUrl,
@@ -116,9 +120,9 @@ export function createContainer(options: ContainerOptions): Container {
   const knowledge = createKnowledgeModule(config.knowledge, { db, queue, clock, log: log.child({ module: 'knowledge' }), ...createKnowledgeAdapters(config.knowledge) });
   const llm = createAiSdkLanguageModels({ providers: config.chat.llmProviders });
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
-  const agents = createAgentsService({ db, llm, collections: knowledge, performance: supportQueries });
+  const agents = createAgentsService({ db, llm, collections: knowledge, performance: supportQueries, servingChanged: () => serving.clear() });
   const notifications = createTeamNotificationsService({ db, clock });
-  const deployments = createDeploymentsService({ db, queue, notifications, knowledge, publicBaseUrl: config.publicBaseUrl, log: log.child({ module: 'deployments' }) });
+  const deployments = createDeploymentsService({ db, queue, notifications, knowledge, publicBaseUrl: config.publicBaseUrl, log: log.child({ module: 'deployments' }), servingChanged: () => serving.clear() });
   for (const job of deploymentJobs(deployments)) queue.define(job);
 
   const chat = createChatModule({
@@ -132,6 +136,7 @@ export function createContainer(options: ContainerOptions): Container {
     deployments,
     queue,
     mailer,
+    serving,
     log: log.child({ module: 'chat' }),
   });
   for (const job of chatJobs(chat)) queue.define(job);
@@ -163,7 +168,7 @@ export function createContainer(options: ContainerOptions): Container {
       if (closed) return;
       closed = true;
       await queue.stop();
-      await credentialsListener.close();
+      await changeListener.close();
       await mailer.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await knowledge.close();

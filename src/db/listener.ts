@@ -1,6 +1,7 @@
 /**
- * A dedicated connection that LISTENs on a channel and reconnects when it drops. `connected`
- * tells whether notifications can currently be trusted to arrive.
+ * A dedicated connection that LISTENs on channels and reconnects when it drops. `connected`
+ * tells whether notifications can currently be trusted to arrive; each channel's handler also
+ * runs when the connection is made or lost (anything may have changed meanwhile).
  */
 import pg from 'pg';
 
@@ -11,19 +12,21 @@ export interface Listener {
 
 export function listen(
   connectionString: string,
-  channel: string,
-  onNotify: () => void,
+  channels: Record<string, () => void>,
   onError: (error: Error) => void = () => undefined,
 ): Listener {
   let client: pg.Client | null = null;
   let connected = false;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  const onNotify = () => {
+    for (const handler of Object.values(channels)) handler();
+  };
 
   const connect = async (attempt: number) => {
     if (closed) return;
     const next = new pg.Client({ connectionString, application_name: 'switchboard-listener' });
-    next.on('notification', () => onNotify());
+    next.on('notification', (message) => channels[message.channel]?.());
     next.on('error', (error) => {
       onError(error);
       drop(attempt);
@@ -31,7 +34,7 @@ export function listen(
     next.on('end', () => drop(attempt));
     try {
       await next.connect();
-      await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+      for (const channel of Object.keys(channels)) await next.query(`listen ${pg.escapeIdentifier(channel)}`);
       if (closed) {
         await next.end();
         return;

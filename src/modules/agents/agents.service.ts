@@ -22,6 +22,8 @@ export interface AgentsDeps {
   collections: { collectionsReadiness(companyId: string, ids: string[]): Promise<{ missing: readonly string[] }> } | null;
   /** Support queries: each agent's all-time performance_metrics, the figures support queries show. */
   performance: { performanceOfAgents(executor: Executor, companyId: string, agentIds: string[]): Promise<Map<string, PerformanceMetrics>> } | null;
+  /** Called once an agent changed or went (this instance's serving cache; others hear it from the database). */
+  servingChanged?: () => void;
 }
 
 const NO_METRICS: PerformanceMetrics = { total_queries_handled: 0, avg_resolution_time: 0, success_rate: 0, customer_satisfaction_avg: 0 };
@@ -118,7 +120,7 @@ export function createAgentsService(deps: AgentsDeps) {
       const current = await repo.findAgent(db, context.companyId, agentId);
       if (!current) throw AppErrors.notFound('Agent', agentId);
       await validate(context, body);
-      const row = await repo.updateAgent(db, context.companyId, agentId, columns(body, current));
+      const row = await repo.updateAgent(db, context.companyId, agentId, columns(body, current)).finally(() => deps.servingChanged?.());
       if (!row) throw AppErrors.notFound('Agent', agentId);
       const [agent] = await withMetrics(context, [row]);
       return agent ?? toAgent(row);
@@ -126,7 +128,8 @@ export function createAgentsService(deps: AgentsDeps) {
 
     async remove(context: CompanyContext, agentId: string): Promise<void> {
       requireDeveloper(context, 'Deleting agents');
-      if (!(await repo.deleteAgent(db, context.companyId, agentId))) throw AppErrors.notFound('Agent', agentId);
+      const deleted = await repo.deleteAgent(db, context.companyId, agentId).finally(() => deps.servingChanged?.());
+      if (!deleted) throw AppErrors.notFound('Agent', agentId);
     },
 
     async regions(): Promise<PageOf<Region>> {

@@ -10,6 +10,7 @@ import type { ChatCaller } from '../../http/caller.js';
 import { AppError, AppErrors } from '../../http/errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
+import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { LlmMessage } from '../../ports/llm.js';
 import { findAgent, type AgentRow } from '../agents/agents.repo.js';
 import { toEscalation } from '../agents/agents.service.js';
@@ -33,15 +34,20 @@ export interface TurnsDeps {
   deployments: ChatDeployments | null;
   speech: SpeechToText | null;
   queue: Pick<JobQueue, 'send'> | null;
+  /** Agents and live deployments as last read (found ones only), cleared on every change to them. */
+  serving: CoherentCache<ServingRecord> | null;
   log: { warn(obj: object, msg: string): void };
 }
+
+/** What a turn reads before it can answer: an agent row, or the live deployment it is served by. */
+export type ServingRecord = AgentRow | { deploymentId: string };
 
 export interface PreparedTurn {
   caller: ChatCaller;
   agent: AgentRow;
   conversation: repo.ConversationRow;
-  /** Settles once the conversation row exists. */
-  written: Promise<void>;
+  /** Writes the conversation row if it is new (once; later calls wait for the same write). */
+  persist(): Promise<void>;
   deploymentId: string | null;
   history: LlmMessage[];
   query: string;
@@ -95,6 +101,23 @@ const MAX_REMEMBERED_SCOPES = 10_000;
 
 export function createTurns(deps: TurnsDeps) {
   const { db, clock } = deps;
+
+  /** A found record from the serving cache, else loaded (and kept if found while nothing changed). */
+  async function cached<T extends ServingRecord>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const cache = deps.serving;
+    if (!cache) return load();
+    const hit = cache.get(key);
+    if (hit) return hit as T;
+    const generation = cache.generation;
+    const value = await load();
+    if (value) cache.set(key, value, generation);
+    return value;
+  }
+  const loadAgent = (companyId: string, agentId: string) => cached(`agent:${companyId}:${agentId}`, () => findAgent(db, companyId, agentId));
+  const liveDeployment = (companyId: string, key: { agentId: string; channel: string; region: string }) =>
+    cached(`deployment:${companyId}:${key.agentId}:${key.channel}:${key.region}`, async () => ({
+      deploymentId: (await deps.deployments!.resolveForChat(companyId, key.agentId, key.channel, key.region)).id,
+    }));
   const collectionScopes = new Map<string, readonly string[]>();
   function rememberScope(key: string, collectionIds: readonly string[]) {
     collectionScopes.delete(key);
@@ -103,8 +126,10 @@ export function createTurns(deps: TurnsDeps) {
   }
 
   /**
-   * A new conversation, written in the background (its id is made here) so that the reply does
-   * not wait for the insert; `written` settles before the turn is saved.
+   * A new conversation (its id is made here), written behind the reply: `persist` starts the
+   * insert when the turn produces its first output or ends, so that it does not compete with
+   * the knowledge search and the model call on the way to the first token. The turn is saved
+   * only once the row exists.
    */
   function newConversation(caller: ChatCaller, form: ChatForm, agent: AgentRow, key: { channel: string; region: string }, deploymentId: string | null, query: string) {
     const history = deps.historyLimit ? parseHistory(form.messages).slice(-deps.historyLimit) : [];
@@ -129,9 +154,9 @@ export function createTurns(deps: TurnsDeps) {
       updated_at: now,
     };
     const { message_count: _count, ...values } = conversation;
-    const written = repo.insertConversation(db, values).then(() => undefined);
-    written.catch(() => undefined);
-    return { conversation, history, written };
+    let written: Promise<void> | null = null;
+    const persist = () => (written ??= repo.insertConversation(db, values).then(() => undefined));
+    return { conversation, history, persist };
   }
 
   /** A stored conversation to continue: the token's, this agent's, still open; with its history. */
@@ -144,12 +169,12 @@ export function createTurns(deps: TurnsDeps) {
     }
     if (conversation.status === 'closed') throw AppErrors.conflict(`Conversation ${conversation.id} is closed`);
     const history = (await repo.recentMessages(db, caller.companyId, conversation.id, deps.historyLimit)) as LlmMessage[];
-    return { conversation, history, written: Promise.resolve() };
+    return { conversation, history, persist: () => Promise.resolve() };
   }
 
   async function saveTurn(turn: PreparedTurn, outcome: TurnOutcome, finish: TurnResult['finish_reason'], elapsed: number) {
     const { caller } = turn;
-    await turn.written;
+    await turn.persist();
     return db.transaction().execute(async (trx) => {
       const conversation = (await repo.lockConversation(trx, caller.companyId, turn.conversation.id)) ?? turn.conversation;
       const queryId = await supportQueryOf(trx, turn, conversation);
@@ -235,7 +260,7 @@ export function createTurns(deps: TurnsDeps) {
       return pending;
     };
     let retrieval = query && remembered ? search(remembered) : null;
-    const agent = await findAgent(db, caller.companyId, agentId).catch((error: unknown) => {
+    const agent = await loadAgent(caller.companyId, agentId).catch((error: unknown) => {
       retrievalAbort.abort();
       throw error;
     });
@@ -265,7 +290,7 @@ export function createTurns(deps: TurnsDeps) {
       const query = form.query?.trim() ?? '';
       if (!query && !audio) throw AppErrors.validation("Invalid field 'query': is required (or send an audio file)");
       // The deployment check runs alongside the agent lookup; an unknown agent is reported first.
-      const deployment = deps.deployments ? deps.deployments.resolveForChat(caller.companyId, key.agentId, key.channel, key.region) : Promise.resolve(null);
+      const deployment = deps.deployments ? liveDeployment(caller.companyId, key) : Promise.resolve(null);
       deployment.catch(() => undefined);
       const { agent, retrieval, retrievalAbort } = await agentAndRetrieval(caller, key.agentId, query !== '' && !audio ? query : null);
       try {
@@ -275,9 +300,9 @@ export function createTurns(deps: TurnsDeps) {
         ]);
         if (live.status === 'rejected') throw live.reason;
         if (existing.status === 'rejected') throw existing.reason;
-        const deploymentId = live.value?.id ?? null;
-        const { conversation, history, written } = existing.value ?? newConversation(caller, form, agent, key, deploymentId, query);
-        return { caller, agent, conversation, written, deploymentId, history, query, audio, startedAt, retrieval, retrievalAbort };
+        const deploymentId = live.value?.deploymentId ?? null;
+        const { conversation, history, persist } = existing.value ?? newConversation(caller, form, agent, key, deploymentId, query);
+        return { caller, agent, conversation, persist, deploymentId, history, query, audio, startedAt, retrieval, retrievalAbort };
       } catch (error) {
         retrievalAbort.abort();
         throw error;
@@ -285,7 +310,15 @@ export function createTurns(deps: TurnsDeps) {
     },
 
     /** Answers the prepared turn, sending events through `emit` (streaming) as they happen. */
-    async run(turn: PreparedTurn, clientSignal: AbortSignal, emit: (event: Omit<StreamEvent, 'conversation_id'>) => void = () => undefined): Promise<TurnResult> {
+    async run(turn: PreparedTurn, clientSignal: AbortSignal, send: (event: Omit<StreamEvent, 'conversation_id'>) => void = () => undefined): Promise<TurnResult> {
+      // The first output of the turn starts writing a new conversation's row (saveTurn waits for it).
+      let producing = false;
+      const emit = (event: Omit<StreamEvent, 'conversation_id'>) => {
+        send(event);
+        if (producing) return;
+        producing = true;
+        turn.persist().catch(() => undefined);
+      };
       const signal = AbortSignal.any([clientSignal, AbortSignal.timeout(deps.llmTimeoutMs)]);
       signal.addEventListener('abort', () => turn.retrievalAbort.abort(), { once: true });
       const conversationId = turn.conversation.id;

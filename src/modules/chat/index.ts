@@ -2,6 +2,7 @@
 import type { ChatConfig } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
+import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { LanguageModels } from '../../ports/llm.js';
 import type { Mailer } from '../../ports/mailer.js';
@@ -9,7 +10,9 @@ import { createEscalationMailer } from './chat.escalation.js';
 import type { AgentNotifier, ChatDeployments, KnowledgeSearch, SpeechToText, SupportRecorder } from './chat.ports.js';
 import { createChatRuntime } from './chat.runtime.js';
 import { createConversationsService } from './chat.service.js';
-import { createTurns } from './chat.turns.js';
+import { createTurns, type ServingRecord } from './chat.turns.js';
+
+export type { ServingRecord } from './chat.turns.js';
 
 export interface ChatModuleDeps {
   db: Db;
@@ -24,6 +27,8 @@ export interface ChatModuleDeps {
   /** Escalation e-mails are jobs (sent with the turn) that go through the mailer. */
   queue?: Pick<JobQueue, 'send'> | null;
   mailer?: Pick<Mailer, 'send'> | null;
+  /** Agents and live deployments that turns read, kept coherent by change notifications. */
+  serving?: CoherentCache<ServingRecord> | null;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -49,6 +54,7 @@ export function createChatModule(deps: ChatModuleDeps) {
       queue: deps.mailer ? (deps.queue ?? null) : null,
       deployments,
       speech: deps.speech ?? null,
+      serving: deps.serving ?? null,
       log: deps.log,
     }),
   };

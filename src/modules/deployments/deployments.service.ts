@@ -25,6 +25,8 @@ export interface DeploymentsDeps {
   notifications?: DeploymentNotifier | null;
   knowledge?: CollectionsReadiness | null;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Called once deployments may have changed (this instance's serving cache; others hear it from the database). */
+  servingChanged?: () => void;
 }
 
 export function toDeployment(row: repo.DeploymentRow): Deployment {
@@ -127,6 +129,8 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     return (await repo.findDeployment(trx, row.company_id, row.id))!;
   }
 
+  const changing = <T>(work: Promise<T>): Promise<T> => work.finally(() => deps.servingChanged?.());
+
   const service = {
     async create(context: CompanyContext, body: CreateDeploymentBody): Promise<Deployment> {
       if (body.deployable_type === 'workflow') {
@@ -175,7 +179,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       if (body.languages !== undefined) changes.languages = field('languages', checkLanguages(body.languages));
       if (body.config !== undefined) changes.config = field('config', checkConfig(body.config));
       if (body.region_id !== undefined) changes.region_id = body.region_id;
-      const row = await db.transaction().execute(async (trx) => {
+      const row = await changing(db.transaction().execute(async (trx) => {
         const current = await lockOrThrow(trx, context.companyId, id);
         if (!canUpdate(current.status)) throw DeploymentErrors.deployingNoUpdate();
         const slug = changes.region_id ? await regionSlug(trx, changes.region_id) : current.region_slug;
@@ -188,24 +192,24 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         const when = isLive(current.status) ? ` while ${current.status}; applied at once` : '';
         await repo.insertLog(trx, id, 'info', `Settings updated${when}: ${described.join(', ')}`);
         return (await repo.findDeployment(trx, context.companyId, id))!;
-      });
+      }));
       return toDeployment(row);
     },
 
     /** Deletes a deployment; a live one (deploying, active, paused) is stopped first. */
     async remove(context: CompanyContext, id: string): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+      await changing(db.transaction().execute(async (trx) => {
         const row = await lockOrThrow(trx, context.companyId, id);
         if (isLive(row.status)) await applyTransition(trx, row, 'stop', { actorId: context.userId, reason: 'the deployment is being deleted' });
         await repo.deleteDeployment(trx, context.companyId, id);
-      });
+      }));
     },
 
     async control(context: CompanyContext, id: string, action: ControlAction): Promise<Deployment> {
-      const row = await db.transaction().execute(async (trx) => {
+      const row = await changing(db.transaction().execute(async (trx) => {
         const current = await lockOrThrow(trx, context.companyId, id);
         return applyTransition(trx, current, action, { actorId: context.userId });
-      });
+      }));
       return toDeployment(row);
     },
 
@@ -234,12 +238,12 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
     /** The roll-out job's handler (deployments.rollout.ts). */
     async runRollout(job: RolloutJob): Promise<void> {
-      await runRollout({ db, knowledge: deps.knowledge ?? null, log: deps.log }, job, async (trx, row, outcome) => {
+      await changing(runRollout({ db, knowledge: deps.knowledge ?? null, log: deps.log }, job, async (trx, row, outcome) => {
         await applyTransition(trx, row, outcome.ok ? 'succeed' : 'fail', {
           actorId: row.started_by,
           ...(outcome.ok ? { reason: outcome.summary } : { error: outcome.error }),
         });
-      });
+      }));
     },
   };
   return service;
