@@ -84,3 +84,36 @@ export async function startService(
 export function formatResult(name: string, result: autocannon.Result, width = 36): string {
   return `${name.padEnd(width)} ${result.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(result.latency.p50).padStart(4)} ms   p99 ${String(result.latency.p99).padStart(4)} ms   non-2xx ${result.non2xx}   errors ${result.errors}`;
 }
+
+export interface FakeProviderProcess {
+  url: string;
+  /** Sets the reply of every following request. */
+  script(reply: { tokens: string[]; delayMs?: number }): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The tests' fake OpenAI-compatible provider in its own process (bench/lib/fake-provider-process.ts). */
+export async function startFakeProviderProcess(): Promise<FakeProviderProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/lib/fake-provider-process.ts')], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  type Reply = { url?: string; ok?: boolean };
+  let waiting: { resolve(reply: Reply): void; reject(error: Error): void } | null = null;
+  child.on('message', (reply: Reply) => waiting?.resolve(reply));
+  child.on('exit', () => waiting?.reject(new Error('the fake provider exited')));
+  const next = () => new Promise<Reply>((resolve, reject) => {
+    waiting = { resolve, reject };
+  });
+  const { url } = await next();
+  return {
+    url: url!,
+    async script(reply) {
+      const ack = next();
+      child.send(reply);
+      await ack;
+    },
+    async close() {
+      child.disconnect();
+      await closed;
+    },
+  };
+}
