@@ -151,9 +151,9 @@ function docstoreLane(input: TextLanesInput) {
     phrase_query as materialized (
       select ${phrase} as tsq
     ), phrase as (
-      select d.id, 1.0::float8 as score from phrase_query p, kb_documents d
+      select d.id, 1.0::float8 as score from kb_documents d
       where d.company_id = ${companyId} and d.status = 'completed'
-        and d.content_tsv @@ p.tsq and ${where}
+        and d.content_tsv @@ (select tsq from phrase_query) and ${where}
       limit ${depth}
     ), title as (
       select d.id, similarity(d.title, ${query})::float8 as score from kb_documents d
