@@ -95,7 +95,7 @@ export interface FakeProviderProcess {
 /** The tests' fake OpenAI-compatible provider in its own process (bench/lib/fake-provider-process.ts). */
 export async function startFakeProviderProcess(): Promise<FakeProviderProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/lib/fake-provider-process.ts')], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const closed = new Promise((resolve) => child.on('close', resolve));
+  const closed = new Promise((resolve) => child.on('exit', resolve));
   type Reply = { url?: string; ok?: boolean };
   let waiting: { resolve(reply: Reply): void; reject(error: Error): void } | null = null;
   child.on('message', (reply: Reply) => waiting?.resolve(reply));
@@ -112,7 +112,7 @@ export async function startFakeProviderProcess(): Promise<FakeProviderProcess> {
       await ack;
     },
     async close() {
-      child.disconnect();
+      child.kill('SIGTERM');
       await closed;
     },
   };
