@@ -17,8 +17,7 @@ import { AppError, ERROR_NAMES, ErrorBodies, renderError, shapeForPath } from '.
 import { registerMetrics } from './http/metrics.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
 import { createValidatorCompiler, describeValidationError } from './http/validation.js';
-import { agentsRoutes } from './modules/agents/agents.routes.js';
-import { Agent, Region } from './modules/agents/agents.schemas.js';
+import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
 import { chatRoutes } from './modules/chat/chat.routes.js';
 import { Conversation, Message as ChatMessage } from './modules/chat/chat.schemas.js';
 import { companiesRoutes } from './modules/companies/companies.routes.js';

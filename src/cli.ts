@@ -9,7 +9,7 @@ import { createContainer, type Container } from './container.js';
 import { migrateToLatest } from './db/migrator.js';
 import { generateSecret, hashSecret, secretHint } from './lib/secrets.js';
 import { ROLES, type Role } from './lib/roles.js';
-import { findAgent } from './modules/agents/agents.repo.js';
+import { findAgent } from './modules/agents/index.js';
 import { findMembership, insertMember } from './modules/companies/companies.repo.js';
 import { findUserByEmail, insertApiKey, insertUser, setActiveCompany } from './modules/identity/identity.repo.js';
 import { createLogger, resolveDatabase } from './server.js';

@@ -20,7 +20,7 @@ import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
 import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeService } from './modules/knowledge/index.js';
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
-import { createAgentsService, type AgentsService } from './modules/agents/agents.service.js';
+import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
 import { createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
 import { chatJobs } from './modules/chat/chat.escalation.js';

@@ -7,7 +7,7 @@ import type { Db } from '../../db/database.js';
 import type { JobDefinition } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Mailer } from '../../ports/mailer.js';
-import { findAgent } from '../agents/agents.repo.js';
+import { findAgent } from '../agents/index.js';
 import type { AgentNotifier } from './chat.ports.js';
 import * as repo from './chat.repo.js';
 

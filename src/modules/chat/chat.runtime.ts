@@ -5,8 +5,7 @@
  */
 import { AppError } from '../../http/errors.js';
 import { LlmError, type LanguageModels, type LlmMessage } from '../../ports/llm.js';
-import { BUILTIN_KB_MODEL, toEscalation } from '../agents/agents.service.js';
-import type { AgentRow } from '../agents/agents.repo.js';
+import { BUILTIN_KB_MODEL, toEscalation, type AgentRow } from '../agents/index.js';
 import { answerFromKnowledge, asksForHuman, languageOf, phrases, type KbPassage } from './chat.kb-responder.js';
 import type { KnowledgeSearch } from './chat.ports.js';
 import type { Citation } from './chat.tables.js';

@@ -8,7 +8,7 @@ import type { ChatCaller } from '../../http/caller.js';
 import { AppErrors } from '../../http/errors.js';
 import type { PageOf } from '../../http/schemas.js';
 import type { Clock } from '../../lib/clock.js';
-import { findAgent } from '../agents/agents.repo.js';
+import { findAgent } from '../agents/index.js';
 import * as repo from './chat.repo.js';
 import type { ChatDeployments, SupportRecorder } from './chat.ports.js';
 import type { Conversation, CreateConversationBody, Feedback, ListConversationsQuery, Message, MessagePage, MessagesQuery, UpdateConversationBody } from './chat.schemas.js';

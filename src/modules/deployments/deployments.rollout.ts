@@ -6,7 +6,7 @@
  * started again meanwhile is left to the newer job.
  */
 import type { Db, Executor } from '../../db/database.js';
-import { findAgent } from '../agents/agents.repo.js';
+import { findAgent } from '../agents/index.js';
 import { primaryLanguages } from './deployment-fields.js';
 import type { CollectionsReadiness } from './deployments.ports.js';
 import * as repo from './deployments.repo.js';

@@ -8,7 +8,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { CompanyContext } from '../../http/caller.js';
 import type { PageOf } from '../../http/schemas.js';
 import type { JobQueue } from '../../jobs/queue.js';
-import { findAgent } from '../agents/agents.repo.js';
+import { findAgent } from '../agents/index.js';
 import { checkChannel, checkConfig, checkLanguages, type FieldCheck } from './deployment-fields.js';
 import { ACTION_WORDS, canUpdate, isLive, transition, type ControlAction, type DeploymentAction, type DeploymentStatus } from './deployment-state.js';
 import { DeploymentErrors } from './deployments.errors.js';

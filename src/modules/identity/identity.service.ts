@@ -9,7 +9,7 @@ import type { PageOf } from '../../http/schemas.js';
 import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { Role } from '../../lib/roles.js';
 import { generateSecret, hashSecret, sameHash, secretHint } from '../../lib/secrets.js';
-import { findAgent } from '../agents/agents.repo.js';
+import { findAgent } from '../agents/index.js';
 import type { CompaniesService } from '../companies/companies.service.js';
 import * as repo from './identity.repo.js';
 import type { ApiKey, ChatToken, CreatedApiKey, CreatedChatToken, Me, User } from './identity.schemas.js';

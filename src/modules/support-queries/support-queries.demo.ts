@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { insertAgent } from '../agents/agents.repo.js';
+import { insertAgent } from '../agents/index.js';
 import type { Notifier } from '../team-notifications/team-notifications.notifier.js';
 import type { NotificationType } from '../team-notifications/team-notifications.tables.js';
 import { createSupportRecorder } from './support-queries.recorder.js';
