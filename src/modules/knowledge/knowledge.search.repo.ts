@@ -177,7 +177,7 @@ type TextLane = 'fulltext' | 'docstore';
  * the details of the chunks a lane ranks within `detailRank`.
  */
 async function laneSearch(executor: Executor, input: TextLanesInput, lanes: TextLane[]) {
-  const { companyId, query, configs, detailRank } = input;
+  const { query, configs, detailRank } = input;
   // Lexemes quoted for the tsquery parser as quoteLexeme does; chr(92) is a backslash, chr(39) a quote.
   const quoted = sql`chr(39) || replace(replace(l, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)`;
   const rankings = lanes.map((lane) => (lane === 'docstore' ? docstoreLane(input) : input.fulltext === 'ts_rank_cd' ? tsRankCdLane(input) : bm25Lane(input)));
@@ -190,10 +190,17 @@ async function laneSearch(executor: Executor, input: TextLanesInput, lanes: Text
     ), ${sql.join(rankings, sql`, `)}, hits as (
       ${sql.join(ranked, sql` union all `)}
     )
-    select h.lane, h.chunk_id, h.score, c.id, c.text, c.document_id, d.title, c.collection_id, c.categories, c.language
+    select h.lane, h.chunk_id, h.score, x.*
     from hits h
-    left join kb_chunks c on h.rank <= ${detailRank} and c.id = h.chunk_id and c.company_id = ${companyId}
-    left join kb_documents d on d.id = c.document_id
+    left join lateral (
+      -- Only the top hits are looked up, each by its primary key (the lanes only rank the
+      -- company's chunks); offset 0 keeps the subquery, and with it the outer rank as a one-time
+      -- filter, from being merged into a join.
+      select c.id, c.text, c.document_id, d.title, c.collection_id, c.categories, c.language
+      from kb_chunks c join kb_documents d on d.id = c.document_id
+      where h.rank <= ${detailRank} and c.id = h.chunk_id
+      offset 0
+    ) x on true
     order by h.lane, h.rank`).execute(executor);
   const out: TextLanes = { fulltext: lanes.includes('fulltext') ? [] : null, docstore: lanes.includes('docstore') ? [] : null, details: [] };
   for (const row of result.rows) {
