@@ -41,7 +41,9 @@ const apiToken = 'ct_bench_chat_token_0000000001';
 const port = benchPort();
 const base = `http://127.0.0.1:${port}`;
 
-setGlobalDispatcher(new UndiciAgent({ connections: null, pipelining: 0, keepAliveTimeout: 60_000, headersTimeout: 120_000, bodyTimeout: 120_000 }));
+// Keep-alive connections, one request at a time on each (as a browser or an SSE client keeps them);
+// as many connections as the concurrent phase needs.
+setGlobalDispatcher(new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 120_000, bodyTimeout: 120_000 }));
 
 interface Timing {
   ttfb: number;
