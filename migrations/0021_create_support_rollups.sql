@@ -1,9 +1,16 @@
--- Hourly rollup of support queries per company and agent, kept by statement-level triggers, so
--- that dashboard, stats, analytics and list totals over long windows read a few thousand rollup
--- rows plus the raw rows of the (at most two) partial hours at the window's edges.
--- A query counts in the hour it was created (created_count, status/type/priority counts,
--- escalation, resolution figures, satisfaction) and, once resolved, in the hour it was resolved
--- (resolutions).
+-- Rollups of support queries, kept by statement-level triggers, so that dashboard, stats,
+-- analytics and list totals over long windows read a few rollup rows instead of every query:
+-- - support_query_daily (whole days) and support_query_hourly (the hours of a window's partial
+--   edge days), per company and agent; the raw rows of the partial edge hours are read as they
+--   are. A query counts in the hour it was created (created_count, status/type/priority counts,
+--   escalation, resolution figures, satisfaction) and, once resolved, in the hour it was resolved
+--   (resolutions).
+-- - support_resolution_daily: an exact median without sorting a whole window. A daily histogram
+--   of resolution times (log-scale buckets, about 9 % wide) per company; the median's bucket is
+--   found from it, then only that bucket's rows of the window are read, in order, through an
+--   index on (company, bucket, created_at).
+-- Deleting a company cascades to its support queries; their delete trigger writes nothing for a
+-- company that no longer exists (its rollup rows go with it by cascade).
 
 -- Minutes from creation to resolution; the median (percentile_cont) reads it from an index.
 alter table support_queries
@@ -39,14 +46,39 @@ create table support_query_hourly (
   satisfaction_sum bigint not null default 0,
   satisfaction_count bigint not null default 0,
   resolutions bigint not null default 0,
-  primary key (company_id, hour, agent_key)
+  constraint support_query_hourly_pkey primary key (company_id, hour, agent_key)
 );
 
--- The statement that adds sign × the contribution of the rows of `source` (a table or a
--- transition table; executed by the trigger function itself, where transition tables are visible).
-create function support_query_hourly_sql(source text, sign integer) returns text language sql immutable as $$
+-- The daily level: the same measures per UTC day.
+create table support_query_daily (like support_query_hourly including defaults);
+alter table support_query_daily rename column hour to day;
+alter table support_query_daily
+  add constraint support_query_daily_pkey primary key (company_id, day, agent_key),
+  add foreign key (company_id) references companies (id) on delete cascade;
+
+create function support_resolution_bucket(minutes double precision) returns integer
+  language sql immutable parallel safe
+  as $$ select floor(8 * ln(1 + greatest(minutes, 0)) / ln(2))::integer $$;
+
+create table support_resolution_daily (
+  company_id uuid not null references companies (id) on delete cascade,
+  day timestamptz not null,
+  bucket integer not null,
+  resolved bigint not null default 0,
+  constraint support_resolution_daily_pkey primary key (company_id, day, bucket)
+);
+
+create index support_queries_resolution_bucket_idx on support_queries
+  (company_id, support_resolution_bucket(resolution_minutes), created_at) include (resolution_minutes)
+  where resolved_at is not null;
+
+-- The statement that adds sign x the contribution of the rows of `source` (a table or a
+-- transition table; executed by the trigger function itself, where transition tables are
+-- visible) to the rollup `target` (whose primary key is `<target>_pkey`), bucketed by `unit`
+-- (hour, day) in UTC.
+create function support_query_rollup_sql(source text, sign integer, target text, unit text) returns text language sql immutable as $$
   select format($sql$
-    insert into support_query_hourly as h
+    insert into %3$I as h
     select company_id, hour, agent_key,
       sum(created_count), sum(status_open), sum(status_in_progress), sum(status_resolved), sum(status_closed),
       sum(type_bug_report), sum(type_feature_request), sum(type_general_inquiry), sum(type_technical_support), sum(type_billing), sum(type_account),
@@ -54,7 +86,7 @@ create function support_query_hourly_sql(source text, sign integer) returns text
       sum(escalated_count), sum(resolved_count), sum(agent_resolved_count), sum(resolution_minutes_sum),
       sum(satisfaction_sum), sum(satisfaction_count), sum(resolutions)
     from (
-      select company_id, date_trunc('hour', created_at at time zone 'UTC') at time zone 'UTC' as hour,
+      select company_id, date_trunc(%4$L, created_at at time zone 'UTC') at time zone 'UTC' as hour,
         coalesce(agent_id, '00000000-0000-0000-0000-000000000000') as agent_key,
         %1$s * count(*) as created_count,
         %1$s * count(*) filter (where status = 'open') as status_open,
@@ -78,15 +110,15 @@ create function support_query_hourly_sql(source text, sign integer) returns text
         %1$s * coalesce(sum(customer_satisfaction), 0) as satisfaction_sum,
         %1$s * count(customer_satisfaction) as satisfaction_count,
         0 as resolutions
-      from %2$I group by 1, 2, 3
+      from %2$I where company_id in (select id from companies) group by 1, 2, 3
       union all
-      select company_id, date_trunc('hour', resolved_at at time zone 'UTC') at time zone 'UTC',
+      select company_id, date_trunc(%4$L, resolved_at at time zone 'UTC') at time zone 'UTC',
         coalesce(agent_id, '00000000-0000-0000-0000-000000000000'),
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, %1$s * count(*)
-      from %2$I where resolved_at is not null group by 1, 2, 3
+      from %2$I where resolved_at is not null and company_id in (select id from companies) group by 1, 2, 3
     ) contributions
     group by company_id, hour, agent_key
-    on conflict (company_id, hour, agent_key) do update set
+    on conflict on constraint %5$I do update set
       created_count = h.created_count + excluded.created_count,
       status_open = h.status_open + excluded.status_open,
       status_in_progress = h.status_in_progress + excluded.status_in_progress,
@@ -109,24 +141,40 @@ create function support_query_hourly_sql(source text, sign integer) returns text
       satisfaction_sum = h.satisfaction_sum + excluded.satisfaction_sum,
       satisfaction_count = h.satisfaction_count + excluded.satisfaction_count,
       resolutions = h.resolutions + excluded.resolutions
+  $sql$, sign, source, target, unit, target || '_pkey');
+$$;
+
+-- The same for the resolution-time histogram.
+create function support_resolution_sql(source text, sign integer) returns text language sql immutable as $$
+  select format($sql$
+    insert into support_resolution_daily as h
+    select company_id, date_trunc('day', created_at at time zone 'UTC') at time zone 'UTC',
+      support_resolution_bucket(resolution_minutes), %1$s * count(*)
+    from %2$I where resolved_at is not null and company_id in (select id from companies)
+    group by 1, 2, 3
+    on conflict on constraint support_resolution_daily_pkey do update set resolved = h.resolved + excluded.resolved
   $sql$, sign, source);
 $$;
 
-create function support_query_hourly_apply() returns trigger language plpgsql as $$
+create function support_queries_rollup_apply() returns trigger language plpgsql as $$
 begin
-  if tg_op in ('UPDATE', 'DELETE') then execute support_query_hourly_sql('old_rows', -1); end if;
-  if tg_op in ('UPDATE', 'INSERT') then execute support_query_hourly_sql('new_rows', 1); end if;
+  if tg_op in ('UPDATE', 'DELETE') then
+    execute support_query_rollup_sql('old_rows', -1, 'support_query_hourly', 'hour');
+    execute support_query_rollup_sql('old_rows', -1, 'support_query_daily', 'day');
+    execute support_resolution_sql('old_rows', -1);
+  end if;
+  if tg_op in ('UPDATE', 'INSERT') then
+    execute support_query_rollup_sql('new_rows', 1, 'support_query_hourly', 'hour');
+    execute support_query_rollup_sql('new_rows', 1, 'support_query_daily', 'day');
+    execute support_resolution_sql('new_rows', 1);
+  end if;
   return null;
 end;
 $$;
 
-create trigger support_queries_hourly_insert after insert on support_queries
-  referencing new table as new_rows for each statement execute function support_query_hourly_apply();
-create trigger support_queries_hourly_update after update on support_queries
-  referencing old table as old_rows new table as new_rows for each statement execute function support_query_hourly_apply();
-create trigger support_queries_hourly_delete after delete on support_queries
-  referencing old table as old_rows for each statement execute function support_query_hourly_apply();
-
--- Rows written before this migration.
-do $$ begin execute support_query_hourly_sql('support_queries', 1); end $$;
-
+create trigger support_queries_rollup_insert after insert on support_queries
+  referencing new table as new_rows for each statement execute function support_queries_rollup_apply();
+create trigger support_queries_rollup_update after update on support_queries
+  referencing old table as old_rows new table as new_rows for each statement execute function support_queries_rollup_apply();
+create trigger support_queries_rollup_delete after delete on support_queries
+  referencing old table as old_rows for each statement execute function support_queries_rollup_apply();

@@ -1,5 +1,5 @@
 /**
- * Reading support figures from the rollups (migrations 0021, 0022): the whole days of a window
+ * Reading support figures from the rollups (migration 0021): the whole days of a window
  * come from support_query_daily, the whole hours of its partial edge days from
  * support_query_hourly, the partial edge hours from the raw rows, all shaped alike, so every sum
  * is exact for any instant-precise window.
