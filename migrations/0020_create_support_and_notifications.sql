@@ -52,8 +52,8 @@ create index support_queries_company_priority_idx on support_queries (company_id
 create index support_queries_agent_idx on support_queries (agent_id, created_at desc);
 create index support_queries_user_idx on support_queries (user_id, created_at desc);
 
--- All-time performance of each agent, kept by statement triggers on support_queries so that
--- rendering an agent's performance_metrics never scans its history.
+-- All-time performance of each agent, kept by the statement triggers on support_queries
+-- (migration 0021) so that rendering an agent's performance_metrics never scans its history.
 create table support_agent_metrics (
   company_id uuid not null references companies (id) on delete cascade,
   agent_id uuid not null references agents (id) on delete cascade,
@@ -66,53 +66,6 @@ create table support_agent_metrics (
   primary key (agent_id)
 );
 create index support_agent_metrics_company_idx on support_agent_metrics (company_id);
-
-create function support_agent_metrics_apply() returns trigger language plpgsql as $$
-begin
-  if tg_op in ('UPDATE', 'DELETE') then
-    insert into support_agent_metrics as m (company_id, agent_id, queries_handled, resolved_count, resolution_minutes_sum,
-                                            agent_resolved_count, satisfaction_sum, satisfaction_count)
-    select o.company_id, o.agent_id, -count(*), -count(o.resolved_at),
-           -coalesce(sum(extract(epoch from o.resolved_at - o.created_at) / 60), 0),
-           -count(*) filter (where o.resolved_at is not null and not o.escalated_to_human),
-           -coalesce(sum(o.customer_satisfaction), 0), -count(o.customer_satisfaction)
-    from old_rows o join agents a on a.id = o.agent_id
-    group by o.company_id, o.agent_id
-    on conflict (agent_id) do update set
-      queries_handled = m.queries_handled + excluded.queries_handled,
-      resolved_count = m.resolved_count + excluded.resolved_count,
-      resolution_minutes_sum = m.resolution_minutes_sum + excluded.resolution_minutes_sum,
-      agent_resolved_count = m.agent_resolved_count + excluded.agent_resolved_count,
-      satisfaction_sum = m.satisfaction_sum + excluded.satisfaction_sum,
-      satisfaction_count = m.satisfaction_count + excluded.satisfaction_count;
-  end if;
-  if tg_op in ('UPDATE', 'INSERT') then
-    insert into support_agent_metrics as m (company_id, agent_id, queries_handled, resolved_count, resolution_minutes_sum,
-                                            agent_resolved_count, satisfaction_sum, satisfaction_count)
-    select n.company_id, n.agent_id, count(*), count(n.resolved_at),
-           coalesce(sum(extract(epoch from n.resolved_at - n.created_at) / 60), 0),
-           count(*) filter (where n.resolved_at is not null and not n.escalated_to_human),
-           coalesce(sum(n.customer_satisfaction), 0), count(n.customer_satisfaction)
-    from new_rows n join agents a on a.id = n.agent_id
-    group by n.company_id, n.agent_id
-    on conflict (agent_id) do update set
-      queries_handled = m.queries_handled + excluded.queries_handled,
-      resolved_count = m.resolved_count + excluded.resolved_count,
-      resolution_minutes_sum = m.resolution_minutes_sum + excluded.resolution_minutes_sum,
-      agent_resolved_count = m.agent_resolved_count + excluded.agent_resolved_count,
-      satisfaction_sum = m.satisfaction_sum + excluded.satisfaction_sum,
-      satisfaction_count = m.satisfaction_count + excluded.satisfaction_count;
-  end if;
-  return null;
-end;
-$$;
-
-create trigger support_queries_metrics_insert after insert on support_queries
-  referencing new table as new_rows for each statement execute function support_agent_metrics_apply();
-create trigger support_queries_metrics_update after update on support_queries
-  referencing old table as old_rows new table as new_rows for each statement execute function support_agent_metrics_apply();
-create trigger support_queries_metrics_delete after delete on support_queries
-  referencing old table as old_rows for each statement execute function support_agent_metrics_apply();
 
 create table support_notes (
   id uuid primary key default gen_random_uuid(),

@@ -9,6 +9,7 @@
 --   of resolution times (log-scale buckets, about 9 % wide) per company; the median's bucket is
 --   found from it, then only that bucket's rows of the window are read, in order, through an
 --   index on (company, bucket, created_at).
+-- - support_agent_metrics (migration 0020): each agent's all-time counters.
 -- Deleting a company cascades to its support queries; their delete trigger writes nothing for a
 -- company that no longer exists (its rollup rows go with it by cascade).
 
@@ -156,17 +157,40 @@ create function support_resolution_sql(source text, sign integer) returns text l
   $sql$, sign, source);
 $$;
 
+-- The same for each agent's all-time counters (queries of agents that still exist).
+create function support_agent_metrics_sql(source text, sign integer) returns text language sql immutable as $$
+  select format($sql$
+    insert into support_agent_metrics as m (company_id, agent_id, queries_handled, resolved_count, resolution_minutes_sum,
+                                            agent_resolved_count, satisfaction_sum, satisfaction_count)
+    select q.company_id, q.agent_id, %1$s * count(*), %1$s * count(q.resolved_at),
+           %1$s * coalesce(sum(q.resolution_minutes), 0),
+           %1$s * count(*) filter (where q.resolved_at is not null and not q.escalated_to_human),
+           %1$s * coalesce(sum(q.customer_satisfaction), 0), %1$s * count(q.customer_satisfaction)
+    from %2$I q join agents a on a.id = q.agent_id
+    group by q.company_id, q.agent_id
+    on conflict (agent_id) do update set
+      queries_handled = m.queries_handled + excluded.queries_handled,
+      resolved_count = m.resolved_count + excluded.resolved_count,
+      resolution_minutes_sum = m.resolution_minutes_sum + excluded.resolution_minutes_sum,
+      agent_resolved_count = m.agent_resolved_count + excluded.agent_resolved_count,
+      satisfaction_sum = m.satisfaction_sum + excluded.satisfaction_sum,
+      satisfaction_count = m.satisfaction_count + excluded.satisfaction_count
+  $sql$, sign, source);
+$$;
+
 create function support_queries_rollup_apply() returns trigger language plpgsql as $$
 begin
   if tg_op in ('UPDATE', 'DELETE') then
     execute support_query_rollup_sql('old_rows', -1, 'support_query_hourly', 'hour');
     execute support_query_rollup_sql('old_rows', -1, 'support_query_daily', 'day');
     execute support_resolution_sql('old_rows', -1);
+    execute support_agent_metrics_sql('old_rows', -1);
   end if;
   if tg_op in ('UPDATE', 'INSERT') then
     execute support_query_rollup_sql('new_rows', 1, 'support_query_hourly', 'hour');
     execute support_query_rollup_sql('new_rows', 1, 'support_query_daily', 'day');
     execute support_resolution_sql('new_rows', 1);
+    execute support_agent_metrics_sql('new_rows', 1);
   end if;
   return null;
 end;
