@@ -5,7 +5,7 @@
 import type { Db } from '../../db/database.js';
 import type { Embedder } from '../../ports/embedder.js';
 import * as searchRepo from './knowledge.search.repo.js';
-import type { LaneFilters, LaneHit } from './knowledge.search.repo.js';
+import type { ChunkDetails, LaneFilters, LaneHit } from './knowledge.search.repo.js';
 import { detectLanguage, jaccard, shingles, textSearchConfig } from './knowledge.text.js';
 import type { VectorIndexes } from './knowledge.vector-index.js';
 
@@ -25,18 +25,13 @@ export interface SearchInput {
   fulltextRanking?: 'bm25' | 'ts_rank_cd';
 }
 
-export interface SearchResult {
+/** A found chunk with its fused score and each lane's own score and rank. */
+export type SearchResult = Omit<ChunkDetails, 'id'> & {
   chunk_id: string;
-  text: string;
-  document_id: string;
-  title: string;
-  collection_id: string | null;
-  categories: string[];
-  language: string;
   score: number;
-  scores: { vector?: number; fulltext?: number; docstore?: number };
-  ranks: { vector?: number; fulltext?: number; docstore?: number };
-}
+  scores: Partial<Record<Lane, number>>;
+  ranks: Partial<Record<Lane, number>>;
+};
 
 export interface SearchOutput {
   results: SearchResult[];

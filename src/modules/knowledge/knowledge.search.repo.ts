@@ -170,27 +170,24 @@ function docstoreLane(input: TextLanesInput) {
     )`;
 }
 
-type TextLane = 'fulltext' | 'docstore';
-
 /**
- * Text lanes in one statement (one round trip): the query's lexemes, each lane's ranking, and
- * the details of the chunks a lane ranks within `detailRank`.
+ * One text lane in one statement (one round trip): the query's lexemes, the lane's ranking, and
+ * the details of the chunks it ranks within `detailRank`.
  */
-async function laneSearch(executor: Executor, input: TextLanesInput, lanes: TextLane[]) {
+async function laneSearch(executor: Executor, input: TextLanesInput, lane: 'fulltext' | 'docstore') {
   const { query, configs, detailRank } = input;
   // Lexemes quoted for the tsquery parser as quoteLexeme does; chr(92) is a backslash, chr(39) a quote.
   const quoted = sql`chr(39) || replace(replace(l, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)`;
-  const rankings = lanes.map((lane) => (lane === 'docstore' ? docstoreLane(input) : input.fulltext === 'ts_rank_cd' ? tsRankCdLane(input) : bm25Lane(input)));
-  const ranked = lanes.map((lane) => sql`select ${sql.lit(lane)} as lane, chunk_id, score, row_number() over (order by score desc, chunk_id) as rank from ${sql.ref(lane)}`);
-  const result = await prepared(sql<{ lane: TextLane; chunk_id: string; score: number } & Partial<ChunkDetails>>`
+  const ranking = lane === 'docstore' ? docstoreLane(input) : input.fulltext === 'ts_rank_cd' ? tsRankCdLane(input) : bm25Lane(input);
+  const result = await prepared(sql<LaneHit & Partial<ChunkDetails>>`
     with words as materialized (
       select distinct u.lexeme as l from unnest(${configs}::text[]) cfg, unnest(to_tsvector(cfg::regconfig, ${query})) u
     ), q as materialized (
       select coalesce(array_agg(l), '{}') as lexemes, string_agg(${quoted}, ' | ')::tsquery as any_word from words
-    ), ${sql.join(rankings, sql`, `)}, hits as (
-      ${sql.join(ranked, sql` union all `)}
+    ), ${ranking}, hits as (
+      select chunk_id, score, row_number() over (order by score desc, chunk_id) as rank from ${sql.ref(lane)}
     )
-    select h.lane, h.chunk_id, h.score, x.*
+    select h.chunk_id, h.score, x.*
     from hits h
     left join lateral (
       -- Only the top hits are looked up, each by its primary key (the lanes only rank the
@@ -201,13 +198,10 @@ async function laneSearch(executor: Executor, input: TextLanesInput, lanes: Text
       where h.rank <= ${detailRank} and c.id = h.chunk_id
       offset 0
     ) x on true
-    order by h.lane, h.rank`).execute(executor);
-  const out: TextLanes = { fulltext: lanes.includes('fulltext') ? [] : null, docstore: lanes.includes('docstore') ? [] : null, details: [] };
-  for (const row of result.rows) {
-    out[row.lane]!.push({ chunk_id: row.chunk_id, score: row.score });
-    if (row.id) out.details.push({ id: row.id, text: row.text!, document_id: row.document_id!, title: row.title!, collection_id: row.collection_id ?? null, categories: row.categories!, language: row.language! });
-  }
-  return out;
+    order by h.rank`).execute(executor);
+  const hits: LaneHit[] = result.rows.map(({ chunk_id, score }) => ({ chunk_id, score }));
+  const details = result.rows.filter((row) => row.id).map(({ chunk_id: _chunk, score: _score, ...detail }) => detail as ChunkDetails);
+  return { hits, details };
 }
 
 /**
@@ -217,12 +211,12 @@ async function laneSearch(executor: Executor, input: TextLanesInput, lanes: Text
  */
 export async function textLanes(executor: Executor, input: TextLanesInput): Promise<TextLanes> {
   const [fulltext, docstore] = await Promise.all([
-    input.fulltext ? laneSearch(executor, input, ['fulltext']) : null,
-    input.docstore ? laneSearch(executor, input, ['docstore']) : null,
+    input.fulltext ? laneSearch(executor, input, 'fulltext') : null,
+    input.docstore ? laneSearch(executor, input, 'docstore') : null,
   ]);
   return {
-    fulltext: fulltext?.fulltext ?? null,
-    docstore: docstore?.docstore ?? null,
+    fulltext: fulltext?.hits ?? null,
+    docstore: docstore?.hits ?? null,
     details: [...(fulltext?.details ?? []), ...(docstore?.details ?? [])],
   };
 }
