@@ -91,13 +91,6 @@ export function parseHistory(raw: string | unknown[] | undefined): LlmMessage[] 
   });
 }
 
-function sameIds(a: readonly string[] | undefined, b: readonly string[]): boolean {
-  return a !== undefined && a.length === b.length && a.every((id, index) => id === b[index]);
-}
-
-/** Agents whose collection scope this process remembers (a hint only: always checked). */
-const MAX_REMEMBERED_SCOPES = 10_000;
-
 export function createTurns(deps: TurnsDeps) {
   const { db, clock } = deps;
 
@@ -117,12 +110,6 @@ export function createTurns(deps: TurnsDeps) {
     cached(`deployment:${companyId}:${key.agentId}:${key.channel}:${key.region}`, async () => ({
       deploymentId: (await deps.deployments!.resolveForChat(companyId, key.agentId, key.channel, key.region)).id,
     }));
-  const collectionScopes = new Map<string, readonly string[]>();
-  function rememberScope(key: string, collectionIds: readonly string[]) {
-    collectionScopes.delete(key);
-    collectionScopes.set(key, collectionIds);
-    if (collectionScopes.size > MAX_REMEMBERED_SCOPES) collectionScopes.delete(collectionScopes.keys().next().value!);
-  }
 
   /**
    * A new conversation (its id is made here), written behind the reply: `persist` starts the
@@ -245,34 +232,15 @@ export function createTurns(deps: TurnsDeps) {
   }
 
   /**
-   * The agent, and its knowledge search already under way. Retrieval is the longest step before
-   * the model: it starts with the agent's collections as last seen (checked against the agent
-   * row, restarted when they changed), overlapping the agent lookup and what follows it.
+   * The agent (from the serving cache when warm), and its knowledge search started at once: the
+   * search is the longest step before the model, and overlaps the rest of `prepare`.
    */
   async function agentAndRetrieval(caller: ChatCaller, agentId: string, query: string | null) {
-    const scopeKey = `${caller.companyId}:${agentId}`;
-    const remembered = collectionScopes.get(scopeKey);
-    let retrievalAbort = new AbortController();
-    const search = (collectionIds: readonly string[]) => {
-      const pending = deps.runtime.retrieve(caller.companyId, query ?? '', collectionIds, retrievalAbort.signal);
-      pending.catch(() => undefined);
-      return pending;
-    };
-    let retrieval = query && remembered ? search(remembered) : null;
-    const agent = await loadAgent(caller.companyId, agentId).catch((error: unknown) => {
-      retrievalAbort.abort();
-      throw error;
-    });
-    if (!agent) {
-      retrievalAbort.abort();
-      throw AppErrors.notFound('Agent', agentId);
-    }
-    if (query && !sameIds(remembered, agent.collection_ids)) {
-      retrievalAbort.abort();
-      retrievalAbort = new AbortController();
-      retrieval = search(agent.collection_ids);
-    }
-    rememberScope(scopeKey, agent.collection_ids);
+    const agent = await loadAgent(caller.companyId, agentId);
+    if (!agent) throw AppErrors.notFound('Agent', agentId);
+    const retrievalAbort = new AbortController();
+    const retrieval = query ? deps.runtime.retrieve(caller.companyId, query, agent.collection_ids, retrievalAbort.signal) : null;
+    retrieval?.catch(() => undefined);
     return { agent, retrieval, retrievalAbort };
   }
 
