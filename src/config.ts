@@ -153,6 +153,12 @@ export interface KnowledgeConfig {
   allowPrivateUrls: boolean;
   fetchTimeoutMs: number;
   fetchMaxBytes: number;
+  /**
+   * SEARCH_MEMORY_MAX_CHUNKS: a company's knowledge base with at most this many chunks is also
+   * held in memory, so that its searches need no database round trip (0: every search in SQL).
+   * All companies held together stay within four times this many chunks.
+   */
+  searchMemoryMaxChunks: number;
   embeddings: {
     /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
     provider: 'openai' | 'local' | 'none';
@@ -178,6 +184,7 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
     fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
+    searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 20_000, 0, 1_000_000),
     embeddings: {
       provider,
       url: embeddingsUrl,

@@ -18,7 +18,7 @@ import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
 import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
-import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeService } from './modules/knowledge/index.js';
+import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
@@ -41,7 +41,7 @@ export interface Container {
   companies: CompaniesService;
   identity: IdentityService;
   /** Knowledge base: documents, collections, ingestion; `search` and `collectionsReadiness` for other modules. */
-  knowledge: KnowledgeService & { close(): Promise<void> };
+  knowledge: KnowledgeModule;
   /** Language models of LLM_PROVIDERS (the port the chat runtime streams from). */
   llm: LanguageModels;
   agents: AgentsService;
@@ -91,6 +91,8 @@ export function createContainer(options: ContainerOptions): Container {
         companyRecords.clear();
       },
       switchboard_serving_changed: () => serving.clear(),
+      // The payload is a company's id (migration 0014).
+      switchboard_knowledge_changed: (companyId) => knowledge.knowledgeChanged(companyId),
     },
     (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
   );
@@ -117,7 +119,14 @@ export function createContainer(options: ContainerOptions): Container {
     companyRecords,
   });
   const identity = createIdentityService({ db, companies, callers });
-  const knowledge = createKnowledgeModule(config.knowledge, { db, queue, clock, log: log.child({ module: 'knowledge' }), ...createKnowledgeAdapters(config.knowledge) });
+  const knowledge = createKnowledgeModule(config.knowledge, {
+    db,
+    queue,
+    clock,
+    log: log.child({ module: 'knowledge' }),
+    changesHeard: () => changeListener.connected,
+    ...createKnowledgeAdapters(config.knowledge),
+  });
   const llm = createAiSdkLanguageModels({ providers: config.chat.llmProviders });
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
   const agents = createAgentsService({ db, llm, collections: knowledge, performance: supportQueries, servingChanged: () => serving.clear() });

@@ -1,7 +1,7 @@
 /**
  * A dedicated connection that LISTENs on channels and reconnects when it drops. `connected`
  * tells whether notifications can currently be trusted to arrive; each channel's handler also
- * runs when the connection is made or lost (anything may have changed meanwhile).
+ * runs when the connection is made or lost, without a payload (anything may have changed meanwhile).
  */
 import pg from 'pg';
 
@@ -12,7 +12,7 @@ export interface Listener {
 
 export function listen(
   connectionString: string,
-  channels: Record<string, () => void>,
+  channels: Record<string, (payload?: string) => void>,
   onError: (error: Error) => void = () => undefined,
 ): Listener {
   let client: pg.Client | null = null;
@@ -26,7 +26,7 @@ export function listen(
   const connect = async (attempt: number) => {
     if (closed) return;
     const next = new pg.Client({ connectionString, application_name: 'switchboard-listener' });
-    next.on('notification', (message) => channels[message.channel]?.());
+    next.on('notification', (message) => channels[message.channel]?.(message.payload));
     next.on('error', (error) => {
       onError(error);
       drop(attempt);

@@ -9,6 +9,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { WebFetcher } from '../../ports/web-fetcher.js';
 import type { EmbedderState } from './knowledge.retrieval.js';
 import { Collection, Document } from './knowledge.schemas.js';
+import { createMemoryLanes } from './knowledge.memory-lanes.js';
 import { createKnowledgeService, type KnowledgeDeps } from './knowledge.service.js';
 
 export { collectionsRoutes } from './knowledge.collections.routes.js';
@@ -22,8 +23,31 @@ export const KNOWLEDGE_SCHEMAS = [Collection, Document];
 
 export function createKnowledgeModule(
   config: KnowledgeConfig,
-  deps: { db: Db; queue: JobQueue; clock: Clock; log: KnowledgeDeps['log']; embedding: EmbedderState; fetcher: WebFetcher & { close(): Promise<void> } },
+  deps: {
+    db: Db;
+    queue: JobQueue;
+    clock: Clock;
+    log: KnowledgeDeps['log'];
+    embedding: EmbedderState;
+    fetcher: WebFetcher & { close(): Promise<void> };
+    /** Whether every change to the knowledge tables is being heard (the change listener is connected). */
+    changesHeard: () => boolean;
+  },
 ) {
-  const service = createKnowledgeService({ ...deps, maxUploadBytes: config.maxUploadBytes });
-  return Object.assign(service, { close: () => deps.fetcher.close() });
+  const maxChunks = config.searchMemoryMaxChunks;
+  const memory = maxChunks > 0
+    ? createMemoryLanes({ db: deps.db, maxChunks, budgetChunks: maxChunks * 4, isEnabled: deps.changesHeard, log: deps.log })
+    : null;
+  const service = createKnowledgeService({ ...deps, memory, maxUploadBytes: config.maxUploadBytes });
+  return Object.assign(service, {
+    /** A company's knowledge changed on some instance (no id: anything may have changed). */
+    knowledgeChanged: (companyId?: string) => memory?.changed(companyId),
+    memory,
+    close: async () => {
+      memory?.close();
+      await deps.fetcher.close();
+    },
+  });
 }
+
+export type KnowledgeModule = ReturnType<typeof createKnowledgeModule>;

@@ -27,6 +27,8 @@ export interface IngestDeps {
   fetcher: WebFetcher;
   embedding: EmbedderState;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Called once a document's ingestion is committed (its search index changed). */
+  searchChanged?: (companyId: string) => void;
 }
 
 async function extract(document: repo.ClaimedDocument, fetcher: WebFetcher): Promise<{ text: string; title: string }> {
@@ -100,6 +102,7 @@ export function createIngestion(deps: IngestDeps) {
         embedded.model,
       );
     });
+    deps.searchChanged?.(document.company_id);
   }
 
   /** The job handler: one document id per job. */
@@ -126,6 +129,7 @@ export function createIngestion(deps: IngestDeps) {
           await repo.finishDocument(trx, document.id, { status: 'failed', error: message }, clock.now());
         }
       });
+      deps.searchChanged?.(document.company_id);
     }
   }
 

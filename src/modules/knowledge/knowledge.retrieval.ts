@@ -4,6 +4,7 @@
  */
 import type { Db } from '../../db/database.js';
 import type { Embedder } from '../../ports/embedder.js';
+import type { MemoryLanes } from './knowledge.memory-lanes.js';
 import * as searchRepo from './knowledge.search.repo.js';
 import type { ChunkDetails, LaneFilters, LaneHit } from './knowledge.search.repo.js';
 import { detectLanguage, jaccard, shingles, textSearchConfig } from './knowledge.text.js';
@@ -86,8 +87,14 @@ export interface EmbedderState {
   reason: string | null;
 }
 
-export function createRetrieval(deps: { db: Db; vectors: VectorIndexes; embedding: EmbedderState }) {
-  const { db, vectors, embedding } = deps;
+export function createRetrieval(deps: { db: Db; vectors: VectorIndexes; embedding: EmbedderState; memory: MemoryLanes | null }) {
+  const { db, vectors, embedding, memory } = deps;
+
+  /** The text lanes from memory when the company's index is held and the query's words known, else in SQL. */
+  async function textLanes(input: searchRepo.TextLanesInput) {
+    const held = input.fulltext !== 'ts_rank_cd' ? memory?.search(input.companyId, { ...input, fulltext: input.fulltext === 'bm25' }) : null;
+    return held ?? searchRepo.textLanes(db, input);
+  }
 
   async function vectorLane(companyId: string, input: SearchInput, filters: LaneFilters, depth: number) {
     if (!embedding.embedder) return { hits: [] as LaneHit[], state: 'unavailable' as const, reason: embedding.reason };
@@ -116,7 +123,7 @@ export function createRetrieval(deps: { db: Db; vectors: VectorIndexes; embeddin
     const [vector, text] = await Promise.all([
       enabled.vector ? vectorLane(companyId, input, filters, depth) : null,
       fulltextRanking || enabled.docstore
-        ? searchRepo.textLanes(db, { companyId, query: input.query, configs, filters, depth, fulltext: fulltextRanking, docstore: enabled.docstore, detailRank: topK })
+        ? textLanes({ companyId, query: input.query, configs, filters, depth, fulltext: fulltextRanking, docstore: enabled.docstore, detailRank: topK })
         : null,
     ]);
     const lanes: Partial<Record<Lane, LaneHit[]>> = {};

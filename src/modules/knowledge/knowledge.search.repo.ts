@@ -5,7 +5,8 @@
  * in-process index.
  */
 import { sql, type RawBuilder } from 'kysely';
-import { prepared, type Executor } from '../../db/database.js';
+import { prepared, type Db, type Executor } from '../../db/database.js';
+import type { IndexChunkRow, IndexDocumentRow, IndexSnapshot } from './knowledge.text-index.js';
 
 export interface LaneFilters {
   collectionIds?: string[];
@@ -219,6 +220,39 @@ export async function textLanes(executor: Executor, input: TextLanesInput): Prom
     docstore: docstore?.hits ?? null,
     details: [...(fulltext?.details ?? []), ...(docstore?.details ?? [])],
   };
+}
+
+/** The lexemes (with positions) of each word read alone under `config`, in the order given. */
+export async function wordLexemes(executor: Executor, config: string, words: string[]): Promise<{ lexeme: string; positions: number[] }[][]> {
+  const result = await sql<{ i: number; lexeme: string | null; positions: number[] | null }>`
+    select w.i::int as i, u.lexeme, u.positions::int[] as positions
+    from unnest(${words}::text[]) with ordinality as w(word, i)
+    left join lateral unnest(to_tsvector(${config}::regconfig, w.word)) u on true`.execute(executor);
+  const lexemes: { lexeme: string; positions: number[] }[][] = words.map(() => []);
+  for (const row of result.rows) if (row.lexeme !== null) lexemes[row.i - 1]!.push({ lexeme: row.lexeme, positions: row.positions ?? [] });
+  return lexemes;
+}
+
+/**
+ * Everything the in-process text lanes need of one company, read in one snapshot, or null when
+ * the company has more than `maxChunks` chunks.
+ */
+export async function textIndexSnapshot(db: Db, companyId: string, maxChunks: number): Promise<IndexSnapshot | null> {
+  return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+    const corpus = await sql<{ chunk_count: number; token_total: number }>`
+      select chunk_count::int, token_total::float8 as token_total from kb_corpus_stats where company_id = ${companyId}`.execute(trx);
+    const stats = corpus.rows[0] ?? null;
+    if (stats && stats.chunk_count > maxChunks) return null;
+    const chunks = await sql<IndexChunkRow>`
+      select id, document_id, ordinal, text, language, collection_id, categories, document_created_at, token_count, tsv::text as tsv
+      from kb_chunks where company_id = ${companyId} order by document_id, ordinal`.execute(trx);
+    if (chunks.rows.length > maxChunks) return null;
+    const documents = await sql<IndexDocumentRow>`
+      select id, title, status, collection_id, categories, created_at,
+             case when status = 'completed' then content_tsv::text end as tsv
+      from kb_documents where company_id = ${companyId}`.execute(trx);
+    return { chunks: chunks.rows, documents: documents.rows, corpus: stats };
+  });
 }
 
 export interface VectorRow {

@@ -17,6 +17,7 @@ import * as repo from './knowledge.repo.js';
 import { createRetrieval, type EmbedderState, type SearchInput, type SearchOutput } from './knowledge.retrieval.js';
 import type * as S from './knowledge.schemas.js';
 import { createVectorIndexes } from './knowledge.vector-index.js';
+import type { MemoryLanes } from './knowledge.memory-lanes.js';
 
 export interface KnowledgeDeps {
   db: Db;
@@ -28,6 +29,8 @@ export interface KnowledgeDeps {
   maxUploadBytes: number;
   /** How long a task may stay processing before another worker takes it over. */
   staleAfterMs?: number;
+  /** Text indexes of small knowledge bases held in memory (null: every search in SQL). */
+  memory: MemoryLanes | null;
 }
 
 const withPrefix = (prefix: string, id: string) => `${prefix}${id}`;
@@ -112,8 +115,10 @@ export interface UploadedFile {
 export function createKnowledgeService(deps: KnowledgeDeps) {
   const { db, queue, clock, embedding } = deps;
   const vectors = createVectorIndexes(db);
-  const retrieval = createRetrieval({ db, vectors, embedding });
-  const ingestion = createIngestion({ db, queue, clock, fetcher: deps.fetcher, embedding, log: deps.log, staleAfterMs: deps.staleAfterMs });
+  const retrieval = createRetrieval({ db, vectors, embedding, memory: deps.memory });
+  // Every instance hears of a change through its notification (migration 0014); this one at once.
+  const searchChanged = (companyId: string) => deps.memory?.changed(companyId);
+  const ingestion = createIngestion({ db, queue, clock, fetcher: deps.fetcher, embedding, log: deps.log, staleAfterMs: deps.staleAfterMs, searchChanged });
   queue.define<{ documentId: string }>({
     name: INGEST_JOB,
     handler: (data) => ingestion.ingest(data.documentId),
@@ -200,6 +205,7 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
         }
         await repo.deleteCollection(trx, context.companyId, id);
       });
+      searchChanged(context.companyId);
       return { status: 'deleted' };
     },
 
@@ -293,12 +299,14 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
           await queue.send(trx, INGEST_JOB, { documentId: row.id });
         }
       });
+      searchChanged(context.companyId);
       return this.getDocument(context, row.id);
     },
     async deleteDocument(context: CompanyContext, id: string): Promise<{ status: 'deleted' }> {
       requireWriter(context);
       const row = await document(context, id);
       await db.transaction().execute((trx) => repo.deleteDocumentRow(trx, context.companyId, row.id));
+      searchChanged(context.companyId);
       return { status: 'deleted' };
     },
     async task(context: CompanyContext, taskId: string): Promise<S.Task> {
