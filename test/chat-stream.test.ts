@@ -134,4 +134,15 @@ describe('POST /agent/stream', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toMatch(/only 'audio' may be a file/);
   });
+
+  it('refuses a broken multipart body with 400 in the chat shape', async () => {
+    const setup = await chatSetup(t.app, t.container, llmAgent);
+    const broken = await fetch(streamUrl(), {
+      method: 'POST', headers: { ...setup.token, 'content-type': 'multipart/form-data; boundary=xyz' },
+      body: '--xyz\r\nContent-Disposition: form-data; name="query"\r\n\r\nno closing boundary',
+    });
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({ error: 'ValidationError', statusCode: 400, message: expect.stringMatching(/multipart form could not be read/) });
+
+  });
 });

@@ -1,7 +1,6 @@
-import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../../config.js';
 import { chatCaller } from '../../http/auth.js';
 import { AppError, ERROR_NAMES, errorResponses } from '../../http/errors.js';
@@ -20,10 +19,10 @@ import {
   MessagePage,
   MessagesQuery,
   UpdateConversationBody,
-  type AudioPart,
   StreamEventSchema,
   type StreamEvent,
 } from './chat.schemas.js';
+import { parseChatForm } from './chat.form.js';
 import { openEventStream } from './chat.sse.js';
 
 const errors = errorResponses('chat', [400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504]);
@@ -46,15 +45,10 @@ function clientSignal(reply: FastifyReply): AbortSignal {
 
 export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
-    await app.register(fastifyMultipart, {
-      attachFieldsToBody: 'keyValues',
-      limits: { fileSize: options.maxAudioBytes, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 30 },
-      async onFile(part) {
-        const buffer = await part.toBuffer();
-        if (part.fieldname !== 'audio') throw new AppError(400, `Invalid field '${part.fieldname}': only 'audio' may be a file`, 'ValidationError');
-        (part as unknown as { value: AudioPart }).value = { buffer, filename: part.filename, mimetype: part.mimetype };
-      },
-    });
+    // Form bodies up to the audio limit plus room for the text fields ('messages' may carry history).
+    app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: options.maxAudioBytes + 1024 * 1024 }, async (request: FastifyRequest, body: Buffer) =>
+      parseChatForm(body, request.headers['content-type'] ?? '', options.maxAudioBytes),
+    );
     const { limits } = options;
     const limit = (name: string, max: number) => rateLimitHook(app, 'x-api-token', [{ name, max, windowMs: MINUTE }], limits.enabled);
     const manage = limit('chat-conversations', limits.chatConversationsPerMinute);
