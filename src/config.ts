@@ -184,7 +184,7 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
     fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
-    searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 20_000, 0, 1_000_000),
+    searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 10_000, 0, 1_000_000),
     embeddings: {
       provider,
       url: embeddingsUrl,

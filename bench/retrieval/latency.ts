@@ -8,8 +8,11 @@
  *    no embedder: chunks/s.
  * 2. Searches (POST /documents/search through the app, all lanes) with the SciFact queries:
  *    p50/p99 at ~12k chunks; the same for a trivial authenticated route as the baseline.
+ *    Twice: with the text lanes in SQL (SEARCH_MEMORY_MAX_CHUNKS=0), and from the in-process
+ *    index of the company (after its build, timed, and once every query's words are known).
  * 3. Grows the company to ~100k chunks by copying the ingested documents with SQL (new ids,
- *    same text, postings rebuilt the way ingestion writes them), then searches again.
+ *    same text, postings rebuilt the way ingestion writes them), then searches again (in SQL:
+ *    past the default SEARCH_MEMORY_MAX_CHUNKS).
  *
  * Uses BENCH_DATABASE_URL, else a fresh database on the local PostgreSQL (dropped afterwards).
  */
@@ -22,6 +25,9 @@ import { createContainer } from '../../src/container.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { createTenant, createUser } from '../../test/helpers/factories.js';
+import { queryConfigs } from '../../src/modules/knowledge/knowledge.retrieval.js';
+import { textIndexSnapshot } from '../../src/modules/knowledge/knowledge.search.repo.js';
+import { TextIndex } from '../../src/modules/knowledge/knowledge.text-index.js';
 import { loadDataset } from './datasets.js';
 import { benchDatabase } from '../lib/harness.js';
 
@@ -52,12 +58,12 @@ async function measure(label: string, queries: string[], request: (query: string
 }
 
 /** p50/p99 of the search per lane and of a trivial authenticated route, at the current size. */
-async function measureRound(app: App, headers: Record<string, string>, queries: string[], chunks: number): Promise<number> {
+async function measureRound(app: App, headers: Record<string, string>, queries: string[], chunks: number, lanes = 'text lanes in SQL'): Promise<number> {
   const search = (lanes: Record<string, boolean>) => async (query: string) => {
     const response = await app.inject({ method: 'POST', url: '/api/public/documents/search', headers, payload: { query, top_k: 10, categories: [], search_method: lanes } });
     if (response.statusCode !== 200) throw new Error(response.body);
   };
-  console.log(`\n--- ${chunks} chunks, ${queries.length} SciFact queries, sequential`);
+  console.log(`\n--- ${chunks} chunks, ${queries.length} SciFact queries, sequential, ${lanes}`);
   const base = await measure('baseline GET /collections', queries, async () => {
     await app.inject({ method: 'GET', url: '/api/public/collections', headers });
   });
@@ -74,10 +80,16 @@ async function main() {
   const handle = createDatabase(databaseUrl, 2);
   await migrateToLatest(handle.db);
   await handle.close();
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, RUN_WORKERS: 'false', EMBEDDINGS_PROVIDER: 'none', RATE_LIMIT_ENABLED: 'false' });
-  const container = createContainer({ config, databaseUrl, log: pino({ level: 'silent' }) });
-  const app = await buildApp(container);
-  await container.start();
+  const instance = async (env: Record<string, string>) => {
+    const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, RUN_WORKERS: 'false', EMBEDDINGS_PROVIDER: 'none', RATE_LIMIT_ENABLED: 'false', ...env });
+    const container = createContainer({ config, databaseUrl, log: pino({ level: 'silent' }) });
+    const app = await buildApp(container);
+    await container.start();
+    return { container, app };
+  };
+  // The same service twice: text lanes always in SQL, and the default (small companies in memory).
+  const { container, app } = await instance({ SEARCH_MEMORY_MAX_CHUNKS: '0' });
+  const inMemory = await instance({ SEARCH_MEMORY_MAX_CHUNKS: '20000' });
   const { db, knowledge } = container;
   try {
     const dataset = await loadDataset('scifact');
@@ -107,6 +119,25 @@ async function main() {
 
     const small = await measureRound(app, tenant.headers, queries, stats.total_chunks);
 
+    // ---- 2b. the same company from the in-process index
+    const t1 = performance.now();
+    const snapshot = await textIndexSnapshot(db, tenant.companyId, 1_000_000);
+    const t2 = performance.now();
+    const index = await TextIndex.build(snapshot!);
+    const t3 = performance.now();
+    console.log(`\nin-process index of ${index.size} chunks: snapshot read in ${(t2 - t1).toFixed(0)} ms, built in ${(t3 - t2).toFixed(0)} ms (in slices of ≤ 5 ms of the event loop); heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`);
+    const memory = inMemory.container.knowledge.memory!;
+    const search = (query: string) => inMemory.app.inject({ method: 'POST', url: '/api/public/documents/search', headers: tenant.headers, payload: { query, top_k: 10, categories: [], search_method: {} } });
+    await search(queries[0]!);
+    while (!memory.isHeld(tenant.companyId)) await new Promise((resolve) => setTimeout(resolve, 50));
+    // One pass teaches the instance every query's words (each word is read by PostgreSQL once).
+    for (const query of queries) await search(query);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const held = queries.filter((query) => memory.isHeld(tenant.companyId, query, queryConfigs(query))).length;
+    console.log(`queries answered from memory: ${held} of ${queries.length} (the others' words need PostgreSQL's parser)`);
+    const fromMemory = await measureRound(inMemory.app, tenant.headers, queries, stats.total_chunks, 'text lanes in memory');
+    console.log(`fused p50 in memory / in SQL = ${(fromMemory / small).toFixed(2)}×`);
+
     // ---- 3. grow to ~100k chunks with copies of the same documents
     const copies = Number(values.copies);
     const t0 = performance.now();
@@ -135,6 +166,8 @@ async function main() {
     const large = await measureRound(app, tenant.headers, queries, grown);
     console.log(`\nfused p50 at ${grown} / at ${stats.total_chunks} chunks = ${(large / small).toFixed(2)}×`);
   } finally {
+    await inMemory.app.close();
+    await inMemory.container.close();
     await app.close();
     await container.close();
     await database.drop();

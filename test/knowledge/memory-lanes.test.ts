@@ -106,7 +106,7 @@ describe('in-process text lanes', () => {
     const db = t.container.db;
     const snapshot = await searchRepo.textIndexSnapshot(db, tenant.companyId, 1000);
     expect(snapshot).not.toBeNull();
-    const index = new TextIndex(snapshot!);
+    const index = await TextIndex.build(snapshot!);
     const lexicon = createLexicon(db);
     let compared = 0;
     for (const query of QUERIES) {

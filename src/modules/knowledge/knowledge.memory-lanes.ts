@@ -96,13 +96,14 @@ export function createMemoryLanes(options: MemoryLanesOptions) {
     entry.building = true;
     try {
       const snapshot = await searchRepo.textIndexSnapshot(db, companyId, maxChunks);
+      const index = snapshot ? await TextIndex.build(snapshot) : null;
       if (snapshot) await lexicon.learn(vocabulary(snapshot, 50_000));
       if (entry.generation !== generation || held.get(companyId) !== entry) return;
-      if (!snapshot) {
+      if (!index) {
         entry.tooLarge = true;
         return;
       }
-      entry.index = new TextIndex(snapshot);
+      entry.index = index;
       evict();
     } catch (error) {
       log.warn({ err: error, companyId }, 'building the in-memory text index failed; searches stay in SQL');

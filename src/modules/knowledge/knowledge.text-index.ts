@@ -9,12 +9,17 @@
  */
 import { BM25, DOCSTORE, type ChunkDetails, type LaneFilters, type LaneHit, type TextLanes } from './knowledge.search.repo.js';
 
-/** Lexeme → positions, as PostgreSQL prints a tsvector: `'word':1,3 'it''s':2` (weights ignored). */
-export function parseTsvector(text: string): Map<string, number[]> {
-  const lexemes = new Map<string, number[]>();
+/**
+ * Reads a tsvector as PostgreSQL prints it (`'word':1,3 'it''s':2`, weights ignored), calling
+ * `emit` with each lexeme and its positions (a scratch array, valid during the call).
+ */
+export function readTsvector(text: string, emit: (lexeme: string, positions: number[]) => void): void {
+  const positions: number[] = [];
+  // Backslashes are rare; their next place is looked up only once passed.
+  let escape = text.indexOf('\\');
   let i = 0;
   while (i < text.length) {
-    if (text[i] === ' ') {
+    if (text.charCodeAt(i) === 32) {
       i++;
       continue;
     }
@@ -22,37 +27,47 @@ export function parseTsvector(text: string): Map<string, number[]> {
     i++;
     let lexeme = '';
     for (;;) {
-      const next = text.indexOf("'", i);
-      const escape = text.indexOf('\\', i);
-      if (next < 0) throw new Error('Unterminated lexeme in tsvector text');
-      if (escape >= 0 && escape < next) {
+      const quote = text.indexOf("'", i);
+      if (quote < 0) throw new Error('Unterminated lexeme in tsvector text');
+      if (escape >= 0 && escape < i) escape = text.indexOf('\\', i);
+      if (escape >= 0 && escape < quote) {
         lexeme += text.slice(i, escape) + text[escape + 1];
         i = escape + 2;
         continue;
       }
-      lexeme += text.slice(i, next);
-      if (text[next + 1] === "'") {
+      lexeme += text.slice(i, quote);
+      if (text[quote + 1] === "'") {
         lexeme += "'";
-        i = next + 2;
+        i = quote + 2;
         continue;
       }
-      i = next + 1;
+      i = quote + 1;
       break;
     }
-    const positions: number[] = [];
+    positions.length = 0;
     if (text[i] === ':') {
       i++;
       for (;;) {
         let value = 0;
-        while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) value = value * 10 + text.charCodeAt(i++) - 48;
+        let code = text.charCodeAt(i);
+        while (code >= 48 && code <= 57) {
+          value = value * 10 + code - 48;
+          code = text.charCodeAt(++i);
+        }
         positions.push(value);
-        if (text[i] === 'A' || text[i] === 'B' || text[i] === 'C' || text[i] === 'D') i++;
-        if (text[i] !== ',') break;
+        if (code >= 65 && code <= 68) code = text.charCodeAt(++i); // weight label A–D
+        if (code !== 44) break; // ','
         i++;
       }
     }
-    lexemes.set(lexeme, positions);
+    emit(lexeme, positions);
   }
+}
+
+/** Lexeme → positions of a tsvector's text. */
+export function parseTsvector(text: string): Map<string, number[]> {
+  const lexemes = new Map<string, number[]>();
+  readTsvector(text, (lexeme, positions) => lexemes.set(lexeme, [...positions]));
   return lexemes;
 }
 
@@ -132,49 +147,124 @@ export interface LexedQuery {
   phrases: PhraseStep[][];
 }
 
-/** Postings of one lexeme: the holders (chunk or document indexes, ascending) and their positions. */
-interface Postings {
-  holders: Int32Array;
-  offsets: Int32Array;
-  positions: Int32Array;
+/**
+ * The postings of many holders (chunks or documents), compressed by rows: for lexeme l, postings
+ * start[l] … start[l + 1] − 1 name their holders (ascending) and each posting k its positions
+ * positions[positionStart[k] … positionStart[k + 1] − 1]. A few typed arrays instead of an object
+ * per posting: built in a fraction of the time, with little for the garbage collector.
+ */
+class Postings {
+  constructor(
+    private readonly lexemes: Map<string, number>,
+    private readonly start: Int32Array,
+    private readonly holders: Int32Array,
+    private readonly positionStart: Int32Array,
+    private readonly positions: Int32Array,
+  ) {}
+
+  /** Each holder of `lexeme` with its term frequency (positions, at least 1). */
+  forEach(lexeme: string, visit: (holder: number, tf: number) => void, df?: (count: number) => void): void {
+    const l = this.lexemes.get(lexeme);
+    if (l === undefined) return;
+    df?.(this.start[l + 1]! - this.start[l]!);
+    for (let k = this.start[l]!; k < this.start[l + 1]!; k++) visit(this.holders[k]!, this.positionStart[k + 1]! - this.positionStart[k]! || 1);
+  }
+
+  /** Positions of `lexeme` in `holder`, or undefined when it does not hold it. */
+  positionsIn(lexeme: string, holder: number): number[] | undefined {
+    const l = this.lexemes.get(lexeme);
+    if (l === undefined) return undefined;
+    let low = this.start[l]!;
+    let high = this.start[l + 1]! - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const value = this.holders[mid]!;
+      if (value === holder) return Array.from(this.positions.subarray(this.positionStart[mid]!, this.positionStart[mid + 1]!));
+      if (value < holder) low = mid + 1;
+      else high = mid - 1;
+    }
+    return undefined;
+  }
 }
 
+/** Collects holders' tsvectors (in ascending holder order) into one flat record, then lays out Postings. */
 class PostingsBuilder {
-  private readonly lists = new Map<string, { holders: number[]; offsets: number[]; positions: number[] }>();
+  private readonly lexemes = new Map<string, number>();
+  private readonly postingCounts: number[] = [];
+  /** Per holder: holder, entry count, then per entry: lexeme id, position count, positions. */
+  private record = new Int32Array(1 << 16);
+  private length = 0;
+  private positionTotal = 0;
 
-  add(holder: number, tsvector: Map<string, number[]>) {
-    for (const [lexeme, positions] of tsvector) {
-      let list = this.lists.get(lexeme);
-      if (!list) this.lists.set(lexeme, (list = { holders: [], offsets: [0], positions: [] }));
-      list.holders.push(holder);
-      for (const position of positions) list.positions.push(position);
-      list.offsets.push(list.positions.length);
+  private push(value: number) {
+    if (this.length === this.record.length) {
+      const grown = new Int32Array(this.record.length * 2);
+      grown.set(this.record);
+      this.record = grown;
     }
+    this.record[this.length++] = value;
   }
 
-  build(): Map<string, Postings> {
-    const built = new Map<string, Postings>();
-    for (const [lexeme, list] of this.lists) {
-      built.set(lexeme, { holders: Int32Array.from(list.holders), offsets: Int32Array.from(list.offsets), positions: Int32Array.from(list.positions) });
+  /** Adds a holder's tsvector; returns its number of lexemes. */
+  add(holder: number, tsvector: string): number {
+    this.push(holder);
+    const countAt = this.length;
+    this.push(0);
+    let entries = 0;
+    readTsvector(tsvector, (lexeme, positions) => {
+      let id = this.lexemes.get(lexeme);
+      if (id === undefined) {
+        id = this.lexemes.size;
+        this.lexemes.set(lexeme, id);
+        this.postingCounts.push(0);
+      }
+      this.postingCounts[id]! += 1;
+      this.push(id);
+      this.push(positions.length);
+      for (const position of positions) this.push(position);
+      this.positionTotal += positions.length;
+      entries++;
+    });
+    this.record[countAt] = entries;
+    return entries;
+  }
+
+  build(): Postings {
+    const lexemeCount = this.lexemes.size;
+    const start = new Int32Array(lexemeCount + 1);
+    for (let l = 0; l < lexemeCount; l++) start[l + 1] = start[l]! + this.postingCounts[l]!;
+    const postingTotal = start[lexemeCount]!;
+    const holders = new Int32Array(postingTotal);
+    const positionCounts = new Int32Array(postingTotal);
+    const fill = start.slice(0, lexemeCount);
+    // Pass 1: each posting's holder and number of positions, in place.
+    for (let i = 0; i < this.length; ) {
+      const holder = this.record[i++]!;
+      const entries = this.record[i++]!;
+      for (let e = 0; e < entries; e++) {
+        const k = fill[this.record[i]!]!++;
+        holders[k] = holder;
+        positionCounts[k] = this.record[i + 1]!;
+        i += 2 + this.record[i + 1]!;
+      }
     }
-    return built;
+    const positionStart = new Int32Array(postingTotal + 1);
+    for (let k = 0; k < postingTotal; k++) positionStart[k + 1] = positionStart[k]! + positionCounts[k]!;
+    // Pass 2: the positions, each posting's in its place.
+    const positions = new Int32Array(this.positionTotal);
+    fill.set(start.subarray(0, lexemeCount));
+    for (let i = 0; i < this.length; ) {
+      i++;
+      const entries = this.record[i++]!;
+      for (let e = 0; e < entries; e++) {
+        const k = fill[this.record[i]!]!++;
+        const count = this.record[i + 1]!;
+        positions.set(this.record.subarray(i + 2, i + 2 + count), positionStart[k]!);
+        i += 2 + count;
+      }
+    }
+    return new Postings(this.lexemes, start, holders, positionStart, positions);
   }
-}
-
-/** Positions of `lexeme` in holder `holder` (binary search), or undefined when absent. */
-function positionsIn(postings: Map<string, Postings>, lexeme: string, holder: number): number[] | undefined {
-  const list = postings.get(lexeme);
-  if (!list) return undefined;
-  let low = 0;
-  let high = list.holders.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >> 1;
-    const value = list.holders[mid]!;
-    if (value === holder) return Array.from(list.positions.subarray(list.offsets[mid]!, list.offsets[mid + 1]!));
-    if (value < holder) low = mid + 1;
-    else high = mid - 1;
-  }
-  return undefined;
 }
 
 export interface IndexChunkRow {
@@ -234,47 +324,68 @@ export interface TextIndexSearch {
   detailRank: number;
 }
 
+type IndexedChunk = Holder & { id: string; document: number; ordinal: number; dl: number; details: ChunkDetails; empty: boolean };
+type IndexedDocument = Holder & { id: string; completed: boolean; titleTrigrams: Set<string>; chunks: number[] };
+
+/** Yields to the event loop every few milliseconds of a long build, so requests keep flowing. */
+async function sliced<T>(items: readonly T[], visit: (item: T, index: number) => void): Promise<void> {
+  let sliceStart = performance.now();
+  for (let i = 0; i < items.length; i++) {
+    visit(items[i]!, i);
+    if ((i & 63) === 63 && performance.now() - sliceStart > 5) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
+
 export class TextIndex {
   readonly size: number;
-  private readonly chunks: (Holder & { id: string; document: number; ordinal: number; dl: number; details: ChunkDetails; empty: boolean })[];
-  private readonly documents: (Holder & { id: string; completed: boolean; title: string; titleTrigrams: Set<string>; chunks: number[] })[];
-  private readonly chunkPostings: Map<string, Postings>;
-  private readonly documentPostings: Map<string, Postings>;
-  private readonly corpus: IndexSnapshot['corpus'];
-  private readonly chunkById: Map<string, TextIndex['chunks'][number]>;
+  private readonly chunkById: Map<string, IndexedChunk>;
 
-  constructor(snapshot: IndexSnapshot) {
-    this.corpus = snapshot.corpus;
+  private constructor(
+    private readonly chunks: IndexedChunk[],
+    private readonly documents: IndexedDocument[],
+    private readonly chunkPostings: Postings,
+    private readonly documentPostings: Postings,
+    private readonly corpus: IndexSnapshot['corpus'],
+  ) {
+    this.chunkById = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+    this.size = chunks.length;
+  }
+
+  /** Builds the index of a snapshot, in slices of a few milliseconds of the event loop. */
+  static async build(snapshot: IndexSnapshot): Promise<TextIndex> {
     const documentIndex = new Map(snapshot.documents.map((row, index) => [row.id, index]));
     const documentPostings = new PostingsBuilder();
-    this.documents = snapshot.documents.map((row, index) => {
-      if (row.status === 'completed' && row.tsv) documentPostings.add(index, parseTsvector(row.tsv));
-      return {
+    const documents: IndexedDocument[] = [];
+    await sliced(snapshot.documents, (row, index) => {
+      const completed = row.status === 'completed';
+      if (completed && row.tsv) documentPostings.add(index, row.tsv);
+      documents.push({
         id: row.id,
-        completed: row.status === 'completed',
-        title: row.title,
+        completed,
         titleTrigrams: trigrams(row.title),
         collectionId: row.collection_id,
         categories: row.categories,
         createdAt: row.created_at.getTime(),
         chunks: [],
-      };
+      });
     });
     const chunkPostings = new PostingsBuilder();
-    this.chunks = [];
-    for (const row of snapshot.chunks) {
+    const chunks: IndexedChunk[] = [];
+    await sliced(snapshot.chunks, (row) => {
       const document = documentIndex.get(row.document_id);
-      if (document === undefined) continue;
-      const index = this.chunks.length;
-      const tsvector = parseTsvector(row.tsv);
-      chunkPostings.add(index, tsvector);
-      this.documents[document]!.chunks.push(index);
-      this.chunks.push({
+      if (document === undefined) return;
+      const index = chunks.length;
+      const entries = chunkPostings.add(index, row.tsv);
+      documents[document]!.chunks.push(index);
+      chunks.push({
         id: row.id,
         document,
         ordinal: row.ordinal,
         dl: row.token_count,
-        empty: tsvector.size === 0,
+        empty: entries === 0,
         collectionId: row.collection_id,
         categories: row.categories,
         createdAt: row.document_created_at.getTime(),
@@ -288,12 +399,9 @@ export class TextIndex {
           language: row.language,
         },
       });
-    }
-    for (const document of this.documents) document.chunks.sort((a, b) => this.chunks[a]!.ordinal - this.chunks[b]!.ordinal);
-    this.chunkPostings = chunkPostings.build();
-    this.documentPostings = documentPostings.build();
-    this.chunkById = new Map(this.chunks.map((chunk) => [chunk.id, chunk]));
-    this.size = this.chunks.length;
+    });
+    for (const document of documents) document.chunks.sort((a, b) => chunks[a]!.ordinal - chunks[b]!.ordinal);
+    return new TextIndex(chunks, documents, chunkPostings.build(), documentPostings.build(), snapshot.corpus);
   }
 
   search(input: TextIndexSearch): TextLanes {
@@ -314,16 +422,15 @@ export class TextIndex {
     const avgdl = Math.max(this.corpus.token_total / Math.max(this.corpus.chunk_count, 1), 1);
     const scores = new Map<number, number>();
     for (const lexeme of input.lexed.lexemes) {
-      const list = this.chunkPostings.get(lexeme);
-      if (!list) continue;
-      const df = list.holders.length;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let k = 0; k < list.holders.length; k++) {
-        const chunk = list.holders[k]!;
-        const tf = list.offsets[k + 1]! - list.offsets[k]! || 1;
-        const dl = this.chunks[chunk]!.dl;
-        scores.set(chunk, (scores.get(chunk) ?? 0) + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * dl) / avgdl)));
-      }
+      let idf = 0;
+      this.chunkPostings.forEach(
+        lexeme,
+        (chunk, tf) => {
+          const dl = this.chunks[chunk]!.dl;
+          scores.set(chunk, (scores.get(chunk) ?? 0) + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * dl) / avgdl)));
+        },
+        (df) => (idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))),
+      );
     }
     const hits: LaneHit[] = [];
     for (const [chunk, score] of scores) {
@@ -337,16 +444,15 @@ export class TextIndex {
     const { lexed, filters, depth } = input;
     const candidates = new Map<number, number>();
     const phrases = lexed.phrases.filter((phrase) => phrase.length > 0);
-    const inDocument = (document: number) => (lexeme: string) => positionsIn(this.documentPostings, lexeme, document);
     if (phrases.length) {
       // Only documents holding the phrase's first lexeme can hold the phrase.
       const holders = new Set<number>();
-      for (const phrase of phrases) for (const holder of this.documentPostings.get(phrase[0]!.lexeme)?.holders ?? []) holders.add(holder);
+      for (const phrase of phrases) this.documentPostings.forEach(phrase[0]!.lexeme, (holder) => holders.add(holder));
       for (const document of [...holders].sort((a, b) => a - b)) {
         if (candidates.size >= depth) break;
-        const row = this.documents[document]!;
-        if (!matches(row, filters)) continue;
-        if (phrases.some((phrase) => phraseMatches(inDocument(document), phrase))) candidates.set(document, 1);
+        if (!matches(this.documents[document]!, filters)) continue;
+        const positionsOf = (lexeme: string) => this.documentPostings.positionsIn(lexeme, document);
+        if (phrases.some((phrase) => phraseMatches(positionsOf, phrase))) candidates.set(document, 1);
       }
     }
     if (input.query.length <= DOCSTORE.maxTitleQueryLength) {
@@ -370,7 +476,7 @@ export class TextIndex {
   private bestChunk(document: number, phrases: PhraseStep[][], lexemes: string[]): number | undefined {
     let best: { chunk: number; phrase: boolean; rank: number; ordinal: number } | undefined;
     for (const chunk of this.documents[document]!.chunks) {
-      const positionsOf = (lexeme: string) => positionsIn(this.chunkPostings, lexeme, chunk);
+      const positionsOf = (lexeme: string) => this.chunkPostings.positionsIn(lexeme, chunk);
       const candidate = {
         chunk,
         phrase: phrases.some((phrase) => phraseMatches(positionsOf, phrase)),
