@@ -22,8 +22,8 @@ export function openEventStream(reply: FastifyReply, heartbeatMs: number): Event
     'x-accel-buffering': 'no',
   };
   reply.hijack();
+  // The head goes out with the first event (the caller sends `start` at once): one write, not two.
   raw.writeHead(200, headers as Record<string, string>);
-  raw.flushHeaders();
   const controller = new AbortController();
   let ended = false;
   const write = (frame: string) => {
