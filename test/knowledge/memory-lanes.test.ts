@@ -98,7 +98,9 @@ async function expectSameLanes(memory: TextLanes, sqlLanes: TextLanes, label: st
   const stored = await searchRepo.chunkDetails(t.container.db, tenant.companyId, ids);
   const byId = (rows: TextLanes['details']) => [...new Map(rows.map((row) => [row.id, row])).values()].sort((a, b) => a.id.localeCompare(b.id));
   expect(byId(memory.details), `${label}: details`).toEqual(byId(stored));
-  expect(ids.length, `${label}: details`).toBe(new Set(sqlLanes.details.map((row) => row.id)).size);
+  // Details of each lane's top hits (ties at the cut may pick other, equally ranked chunks than SQL).
+  const top = [...(memory.fulltext ?? []).slice(0, 4), ...(memory.docstore ?? []).slice(0, 4)].map((hit) => hit.chunk_id);
+  expect(ids.sort(), `${label}: details`).toEqual([...new Set(top)].sort());
 }
 
 describe('in-process text lanes', () => {
