@@ -6,6 +6,9 @@ const passage = (id: string, text: string, title = `Doc ${id}`): KbPassage => ({
 const refunds = passage('1', 'Q: How long do refunds take?\nA: Refunds are issued to the original card within 5 business days. Store credit is instant.', 'Refund policy');
 const shipping = passage('2', 'We ship to all GCC countries. Express shipping takes two days and costs 30 SAR.', 'Shipping');
 const arabic = passage('3', 'س: كيف أعيد تعيين كلمة المرور؟\nج: اضغط على "نسيت كلمة المرور" في صفحة الدخول وسنرسل لك رابطاً عبر البريد الإلكتروني. الرابط صالح لمدة ساعة.', 'الحساب');
+/** A help-centre article in prose, with no FAQ question line to lean on. */
+const refundArticle = passage('4', 'Refunds are issued to the original card within 5 business days. Store credit is instant.', 'Refund policy');
+const arabicShipping = passage('5', 'نشحن إلى جميع دول الخليج. يصل الشحن السريع خلال يومين، وسعره 30 ريالاً.', 'الشحن');
 
 describe('answerFromKnowledge', () => {
   it('answers an FAQ question with the answer line, not the question', () => {
@@ -23,9 +26,40 @@ describe('answerFromKnowledge', () => {
     expect(answer.citations[0]?.document_id).toBe('d3');
   });
 
-  it('finds nothing for an unrelated question', () => {
-    const answer = answerFromKnowledge('What is the weather in Paris tomorrow?', [refunds, shipping, arabic]);
-    expect(answer).toMatchObject({ found: false, sentences: [], citations: [] });
+  it.each(['How long do refunds take?', 'How long does a refund take?', 'When will my refund arrive?'])(
+    'answers "%s" from an article that words it otherwise',
+    (query) => {
+      const answer = answerFromKnowledge(query, [refundArticle, shipping]);
+      expect(answer.found).toBe(true);
+      expect(answer.sentences).toEqual(['Refunds are issued to the original card within 5 business days.']);
+      expect(answer.citations.map((c) => c.chunk_id)).toEqual(['c4']);
+    },
+  );
+
+  it.each(['What is the weather in Paris tomorrow?', 'Where is your nearest store in Cairo?', 'How long is the flight to Paris?', 'ما هي عاصمة اليابان؟'])(
+    'finds nothing for the unrelated question "%s"',
+    (query) => {
+      const answer = answerFromKnowledge(query, [refunds, refundArticle, shipping, arabic]);
+      expect(answer).toMatchObject({ found: false, sentences: [], citations: [] });
+    },
+  );
+
+  it('finds nothing when a question only asks "how long" and names no topic', () => {
+    expect(answerFromKnowledge('How long does it take?', [refundArticle, shipping]).found).toBe(false);
+  });
+
+  it('answers an Arabic question for a quantity with the sentence that holds it', () => {
+    const answer = answerFromKnowledge('كم سعر الشحن السريع؟', [arabic, arabicShipping]);
+    expect(answer.found).toBe(true);
+    expect(answer.language).toBe('ar');
+    expect(answer.sentences).toEqual(['يصل الشحن السريع خلال يومين، وسعره 30 ريالاً.']);
+  });
+
+  it('counts the title of a passage as part of its support', () => {
+    const untitled = answerFromKnowledge('Which payment methods do you accept?', [passage('6', 'We accept Visa, Mastercard and Apple Pay.', 'Doc 6'), shipping]);
+    const titled = answerFromKnowledge('Which payment methods do you accept?', [passage('6', 'We accept Visa, Mastercard and Apple Pay.', 'Payment methods'), shipping]);
+    expect(untitled.found).toBe(false);
+    expect(titled.sentences).toEqual(['We accept Visa, Mastercard and Apple Pay.']);
   });
 
   it('finds nothing without passages or content words', () => {
@@ -42,8 +76,13 @@ describe('answerFromKnowledge', () => {
 describe('text helpers', () => {
   it('normalises and stems English and Arabic', () => {
     expect(contentTerms('The refunds were issued')).toEqual(['refund', 'issu']);
+    expect(contentTerms('invoices include VAT')).toEqual(contentTerms('invoice includes vat'));
+    expect(contentTerms('shipped shipping boxes')).toEqual(contentTerms('ship ship box'));
+    expect(contentTerms('care')).not.toEqual(contentTerms('car'));
+    expect(contentTerms("I don't know the customer's order")).toEqual(contentTerms('customer order'));
     expect(contentTerms('والمرور')).toEqual(contentTerms('المرور'));
     expect(contentTerms('إعادة')).toEqual(contentTerms('اعاده'));
+    expect(contentTerms('كَلِمَةُ الْمُرُورِ')).toEqual(contentTerms('كلمة المرور'));
   });
   it('detects the language and requests for a human', () => {
     expect(languageOf('مرحبا how')).toBe('ar');

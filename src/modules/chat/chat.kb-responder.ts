@@ -1,9 +1,10 @@
 /**
  * The built-in `builtin:kb` responder: answers from the knowledge base with no language model.
  * It picks the best-supported sentences of the retrieved chunks (weighted overlap of the
- * question's content words, Arabic and English normalised and lightly stemmed), cites the chunks
- * they came from, and says so when nothing relevant was found. FAQ-shaped text is understood: a
- * question line that matches lends its score to the answer after it.
+ * question's content words, Arabic and English normalised and lightly stemmed, with the chunk the
+ * sentence stands in), cites the chunks they came from, and says so when nothing relevant was
+ * found. FAQ-shaped text is understood: a question line that matches lends its score to the answer
+ * after it. The rule is measured by bench/chat/kb-answers.ts.
  */
 import type { Citation } from './chat.tables.js';
 
@@ -28,8 +29,21 @@ export interface KbAnswer {
 }
 
 const MAX_SENTENCES = 3;
-/** Share of the question's weighted content words a sentence must contain to count. */
-const MIN_COVERAGE = 0.5;
+/**
+ * Support a sentence needs to count: the mean of the weighted share of the question's content
+ * words found in the sentence and in its whole chunk (title included).
+ */
+const MIN_SUPPORT = 0.55;
+/** Sentences this close to the best one are shown with it. */
+const NEAR_BEST = 0.75;
+
+const ARABIC_VARIANTS = /[\u064B-\u065F\u0670\u0640أإآٱىة]/g;
+const ARABIC_FORMS: Record<string, string> = { 'أ': 'ا', 'إ': 'ا', 'آ': 'ا', 'ٱ': 'ا', 'ى': 'ي', 'ة': 'ه' };
+
+/** Arabic letters in one form: no diacritics or tatweel, one alef, alef maksura as yeh, teh marbuta as heh. */
+export function normalizeArabic(text: string): string {
+  return text.replace(ARABIC_VARIANTS, (letter) => ARABIC_FORMS[letter] ?? '');
+}
 
 const EN_STOP = new Set(
   ('a an the and or but if then than so of to in on at by for with from about into over after before is are was were be been being am ' +
@@ -43,60 +57,74 @@ const AR_STOP = new Set(
     'يمكن يمكنني يمكنك اريد أريد ممكن رجاء من فضلك').split(' ').map(normalizeArabic),
 );
 
-function normalizeArabic(word: string): string {
-  return word
-    .replace(/[\u064B-\u065F\u0670\u0640]/g, '')
-    .replace(/[أإآٱ]/g, 'ا')
-    .replace(/ى/g, 'ي')
-    .replace(/ة/g, 'ه');
-}
-
 const ARABIC = /[\u0600-\u06FF]/;
+
+const AR_PREFIXES = ['وال', 'بال', 'كال', 'فال', 'لل', 'ال'];
+const AR_SUFFIXES = ['هما', 'كما', 'ها', 'هم', 'كم', 'نا', 'ات', 'ون', 'ين', 'ان', 'ه', 'ي'];
 
 function stemArabic(word: string): string {
   let stem = word;
-  for (const prefix of ['وال', 'بال', 'كال', 'فال', 'لل', 'ال']) {
+  for (const prefix of AR_PREFIXES) {
     if (stem.startsWith(prefix) && stem.length - prefix.length >= 2) {
       stem = stem.slice(prefix.length);
       break;
     }
   }
   if (stem.length > 3 && /^[وف]/.test(stem)) stem = stem.slice(1);
-  for (const suffix of ['هما', 'كما', 'ها', 'هم', 'كم', 'نا', 'ات', 'ون', 'ين', 'ان', 'ه', 'ي']) {
+  for (const suffix of AR_SUFFIXES) {
     if (stem.endsWith(suffix) && stem.length - suffix.length >= 3) return stem.slice(0, -suffix.length);
   }
   return stem;
 }
 
+/**
+ * "invoice" and "invoices", "issue" and "issued" meet on one stem; short words keep their e, so
+ * that "care" and "car" or "rate" and "rat" stay apart.
+ */
+const withoutFinalE = (stem: string) => (stem.length > 4 && stem.endsWith('e') ? stem.slice(0, -1) : stem);
+
+const EN_SUFFIXES = [['ies', 'y'], ['ing', ''], ['ed', ''], ['es', ''], ['s', '']] as const;
+
 function stemEnglish(word: string): string {
   if (word.length <= 3) return word;
-  for (const [suffix, replacement] of [['ies', 'y'], ['ing', ''], ['ed', ''], ['es', ''], ['s', '']] as const) {
-    if (word.endsWith(suffix) && word.length - suffix.length >= 3 && !word.endsWith('ss')) return word.slice(0, -suffix.length) + replacement;
+  for (const [suffix, replacement] of EN_SUFFIXES) {
+    if (!word.endsWith(suffix) || word.length - suffix.length < 3 || word.endsWith('ss')) continue;
+    // "-es" after a hissing sound ("boxes", "addresses"); elsewhere the e is the word's own ("invoices").
+    if (suffix === 'es' && !/(?:[xz]|ch|sh|ss)es$/.test(word)) continue;
+    let stem = word.slice(0, -suffix.length) + replacement;
+    // "shipped" and "shipping" come to "ship", "billing" keeps its double l.
+    if ((suffix === 'ing' || suffix === 'ed') && stem.length > 3 && /([^aeioulsz])\1$/.test(stem)) stem = stem.slice(0, -1);
+    return withoutFinalE(stem);
   }
-  return word;
+  return withoutFinalE(word);
 }
+
+const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu;
 
 /** Content words of a text, normalised and stemmed. */
 export function contentTerms(text: string): string[] {
-  const words = text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  // Arabic diacritics are marks, not letters: they go before the split so that they do not cut words.
+  const words = normalizeArabic(text.normalize('NFKC').toLowerCase()).match(WORD) ?? [];
   const terms: string[] = [];
   for (const raw of words) {
     if (ARABIC.test(raw)) {
-      const word = normalizeArabic(raw);
-      if (AR_STOP.has(word) || word.length < 2) continue;
-      terms.push(stemArabic(word));
+      if (raw.length >= 2 && !AR_STOP.has(raw)) terms.push(stemArabic(raw));
     } else {
-      const word = raw.replace(/'/g, '');
-      if (EN_STOP.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
-      terms.push(stemEnglish(word));
+      const word = raw.replace(/['’]/g, '');
+      if (!EN_STOP.has(word) && (word.length >= 2 || /\d/.test(word))) terms.push(stemEnglish(word));
     }
   }
   return terms;
 }
 
 export function languageOf(text: string): Language {
-  const arabic = (text.match(/[\u0600-\u06FF]/g) ?? []).length;
-  const latin = (text.match(/[A-Za-z]/g) ?? []).length;
+  let arabic = 0;
+  let latin = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x0600 && code <= 0x06ff) arabic++;
+    else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) latin++;
+  }
   return arabic > latin ? 'ar' : 'en';
 }
 
@@ -121,49 +149,101 @@ const isQuestion = (sentence: string) => /[?؟]\s*$/.test(sentence);
 /** FAQ labels such as "Q:", "A:", "س:", "ج:" are dropped from answers. */
 const stripLabel = (sentence: string) => sentence.replace(/^(?:q|a|question|answer|س|ج|سؤال|جواب)\s*[:：\-–]\s*/i, '');
 
+/** Stands among a question's terms for "a number" when the question asks how long, how many, when… */
+const NUMBER = '#number';
+const ASKS_NUMBER = /\b(?:how (?:long|many|much|often|soon)|when)\b|(?<!\p{L})(?:كم|متي)(?!\p{L})/iu;
+/** Words that only frame such a question ("how long does it take"): they name no topic. */
+const FRAMING = /\bhow (?:long|often|soon)\b/i;
+const FRAMING_TERMS = new Set(contentTerms('long often soon take takes took taken taking'));
+/** Number words, for answers that spell their numbers out. */
+const NUMBER_TERMS = new Set(contentTerms(
+  'one two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand million ' +
+    'واحد اثنان اثنين اثني ثلاث ثلاثة أربع أربعة خمس خمسة ست ستة سبع سبعة ثماني ثمانية تسع تسعة عشر عشرة عشرون عشرين مئة مائة ألف مليون',
+));
+function hasNumber(text: string, terms: ReadonlySet<string>): boolean {
+  if (/\p{Nd}/u.test(text)) return true;
+  for (const term of NUMBER_TERMS) if (terms.has(term)) return true;
+  return false;
+}
+
+/**
+ * The terms a sentence must hold: the question's content words, less the words that only frame a
+ * question for a quantity, plus NUMBER for such a question (its answer holds a number). None when
+ * the question names nothing to look for.
+ */
+function questionTerms(query: string): string[] {
+  let terms = [...new Set(contentTerms(query))];
+  if (FRAMING.test(query)) terms = terms.filter((term) => !FRAMING_TERMS.has(term));
+  if (terms.length > 0 && ASKS_NUMBER.test(normalizeArabic(query))) terms.push(NUMBER);
+  return terms;
+}
+
+interface Sentence {
+  text: string;
+  terms: Set<string>;
+}
+
 interface Candidate {
   passage: number;
   position: number;
   text: string;
-  coverage: number;
+  support: number;
 }
 
-export function answerFromKnowledge(query: string, passages: KbPassage[]): KbAnswer {
-  const language = languageOf(query);
-  const queryTerms = [...new Set(contentTerms(query))];
-  const empty: KbAnswer = { sentences: [], citations: [], found: false, language };
-  if (queryTerms.length === 0 || passages.length === 0) return empty;
-
-  const split = passages.map((passage) => splitSentences(passage.text, languageOf(passage.text)).map((text) => ({ text, terms: new Set(contentTerms(text)) })));
+/**
+ * Every answer sentence with its support: the mean of its own coverage of the question (or that
+ * of the FAQ question line before it, if higher) and its passage's coverage (all its sentences
+ * and its title). Coverage is the IDF-weighted share of the question's terms, the IDF taken over
+ * the retrieved sentences: a term absent from all of them weighs most, as the evidence that the
+ * passages may be about something else.
+ */
+function candidates(queryTerms: string[], passages: KbPassage[], split: Sentence[][]): Candidate[] {
   const all = split.flat();
-  // Rarer words weigh more: a term present in every sentence says little about any of them.
   const weight = new Map(queryTerms.map((term) => {
     const df = all.filter((sentence) => sentence.terms.has(term)).length;
     return [term, Math.log(1 + (all.length + 1) / (df + 1))];
   }));
   const total = queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
+  const coverage = (has: (term: string) => boolean) => queryTerms.reduce((sum, term) => sum + (has(term) ? (weight.get(term) ?? 0) : 0), 0) / total;
 
-  const candidates: Candidate[] = [];
+  const found: Candidate[] = [];
   split.forEach((sentences, passage) => {
-    let inherited = 0;
+    const title = new Set(contentTerms((passages[passage] as KbPassage).title));
+    const context = coverage((term) => title.has(term) || sentences.some((sentence) => sentence.terms.has(term)));
+    let question = 0;
     sentences.forEach((sentence, position) => {
-      const own = queryTerms.reduce((sum, term) => sum + (sentence.terms.has(term) ? (weight.get(term) ?? 0) : 0), 0) / total;
+      const own = coverage((term) => sentence.terms.has(term));
       if (isQuestion(sentence.text)) {
-        inherited = Math.max(inherited, own);
+        question = Math.max(question, own);
         return;
       }
       const text = stripLabel(sentence.text);
-      if (text.length >= 2) candidates.push({ passage, position, text, coverage: Math.max(own, inherited) });
-      inherited = 0;
+      if (text.length >= 2) found.push({ passage, position, text, support: (Math.max(own, question) + context) / 2 });
+      question = 0;
     });
   });
+  return found;
+}
 
-  const best = Math.max(0, ...candidates.map((candidate) => candidate.coverage));
-  if (best < MIN_COVERAGE) return empty;
+export function answerFromKnowledge(query: string, passages: KbPassage[]): KbAnswer {
+  const language = languageOf(query);
+  const queryTerms = questionTerms(query);
+  const empty: KbAnswer = { sentences: [], citations: [], found: false, language };
+  if (queryTerms.length === 0 || passages.length === 0) return empty;
+
+  const asksNumber = queryTerms.includes(NUMBER);
+  const split = passages.map((passage) => splitSentences(passage.text, languageOf(passage.text)).map((text): Sentence => {
+    const terms = new Set(contentTerms(text));
+    if (asksNumber && hasNumber(text, terms)) terms.add(NUMBER);
+    return { text, terms };
+  }));
+  const scored = candidates(queryTerms, passages, split);
+  const best = Math.max(0, ...scored.map((candidate) => candidate.support));
+  if (best < MIN_SUPPORT) return empty;
   const seen = new Set<string>();
-  const chosen = candidates
-    .filter((candidate) => candidate.coverage >= Math.max(MIN_COVERAGE, best * 0.75))
-    .sort((a, b) => b.coverage - a.coverage || a.passage - b.passage || a.position - b.position)
+  const chosen = scored
+    .filter((candidate) => candidate.support >= Math.max(MIN_SUPPORT, best * NEAR_BEST))
+    .sort((a, b) => b.support - a.support || a.passage - b.passage || a.position - b.position)
     .filter((candidate) => {
       const key = candidate.text.toLowerCase();
       if (seen.has(key)) return false;
