@@ -10,15 +10,18 @@ begin
 end;
 $$;
 
-create trigger kb_documents_inserted after insert on kb_documents
-  referencing new table as changed for each statement execute function notify_knowledge_changed();
-create trigger kb_documents_updated after update on kb_documents
-  referencing new table as changed for each statement execute function notify_knowledge_changed();
-create trigger kb_documents_deleted after delete on kb_documents
-  referencing old table as changed for each statement execute function notify_knowledge_changed();
-create trigger kb_corpus_stats_inserted after insert on kb_corpus_stats
-  referencing new table as changed for each statement execute function notify_knowledge_changed();
-create trigger kb_corpus_stats_updated after update on kb_corpus_stats
-  referencing new table as changed for each statement execute function notify_knowledge_changed();
-create trigger kb_corpus_stats_deleted after delete on kb_corpus_stats
-  referencing old table as changed for each statement execute function notify_knowledge_changed();
+-- A trigger with a transition table serves one event, so each table has three.
+do $$
+declare
+  t text;
+  e text;
+begin
+  foreach t in array array['kb_documents', 'kb_corpus_stats'] loop
+    foreach e in array array['insert', 'update', 'delete'] loop
+      execute format(
+        'create trigger %I after %s on %I referencing %s table as changed for each statement execute function notify_knowledge_changed()',
+        t || '_' || e || '_notify', e, t, case e when 'delete' then 'old' else 'new' end);
+    end loop;
+  end loop;
+end;
+$$;
