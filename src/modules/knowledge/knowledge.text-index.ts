@@ -111,12 +111,16 @@ function lowerChar(char: string): string {
   return [...lower].length === 1 ? lower : char;
 }
 
-/** pg_trgm's similarity(a, b) from the trigram sets, as a float4. */
+/** pg_trgm's similarity of two trigram sets of these sizes sharing `common` trigrams, as a float4. */
+function similarityOf(common: number, a: number, b: number): number {
+  return a === 0 || b === 0 ? 0 : f32(common / (a + b - common));
+}
+
+/** pg_trgm's similarity(a, b) from the trigram sets. */
 export function trigramSimilarity(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
   let common = 0;
   for (const trigram of a) if (b.has(trigram)) common++;
-  return f32(common / (a.size + b.size - common));
+  return similarityOf(common, a.size, b.size);
 }
 
 /** One lexeme of a phrase and its distance from the previous one (`<N>`; 0 for the first). */
@@ -161,6 +165,12 @@ class Postings {
     private readonly positionStart: Int32Array,
     private readonly positions: Int32Array,
   ) {}
+
+  /** Holders of `lexeme`. */
+  count(lexeme: string): number {
+    const l = this.lexemes.get(lexeme);
+    return l === undefined ? 0 : this.start[l + 1]! - this.start[l]!;
+  }
 
   /** Each holder of `lexeme` with its term frequency (positions, at least 1). */
   forEach(lexeme: string, visit: (holder: number, tf: number) => void, df?: (count: number) => void): void {
@@ -325,7 +335,7 @@ export interface TextIndexSearch {
 }
 
 type IndexedChunk = Holder & { id: string; document: number; ordinal: number; dl: number; details: ChunkDetails; empty: boolean };
-type IndexedDocument = Holder & { id: string; completed: boolean; titleTrigrams: Set<string>; chunks: number[] };
+type IndexedDocument = Holder & { id: string; completed: boolean; titleTrigramCount: number; chunks: number[] };
 
 /** Yields to the event loop every few milliseconds of a long build, so requests keep flowing. */
 async function sliced<T>(items: readonly T[], visit: (item: T, index: number) => void): Promise<void> {
@@ -342,6 +352,8 @@ async function sliced<T>(items: readonly T[], visit: (item: T, index: number) =>
 export class TextIndex {
   readonly size: number;
   private readonly chunkById: Map<string, IndexedChunk>;
+  /** Completed documents by the trigrams of their titles. */
+  private readonly titlesByTrigram = new Map<string, number[]>();
 
   private constructor(
     private readonly chunks: IndexedChunk[],
@@ -349,9 +361,17 @@ export class TextIndex {
     private readonly chunkPostings: Postings,
     private readonly documentPostings: Postings,
     private readonly corpus: IndexSnapshot['corpus'],
+    titles: (Set<string> | null)[],
   ) {
     this.chunkById = new Map(chunks.map((chunk) => [chunk.id, chunk]));
     this.size = chunks.length;
+    titles.forEach((set, document) => {
+      for (const trigram of set ?? []) {
+        const holders = this.titlesByTrigram.get(trigram);
+        if (holders) holders.push(document);
+        else this.titlesByTrigram.set(trigram, [document]);
+      }
+    });
   }
 
   /** Builds the index of a snapshot, in slices of a few milliseconds of the event loop. */
@@ -359,13 +379,16 @@ export class TextIndex {
     const documentIndex = new Map(snapshot.documents.map((row, index) => [row.id, index]));
     const documentPostings = new PostingsBuilder();
     const documents: IndexedDocument[] = [];
+    const titles: (Set<string> | null)[] = [];
     await sliced(snapshot.documents, (row, index) => {
       const completed = row.status === 'completed';
       if (completed && row.tsv) documentPostings.add(index, row.tsv);
+      const title = trigrams(row.title);
+      titles.push(completed ? title : null);
       documents.push({
         id: row.id,
         completed,
-        titleTrigrams: trigrams(row.title),
+        titleTrigramCount: title.size,
         collectionId: row.collection_id,
         categories: row.categories,
         createdAt: row.created_at.getTime(),
@@ -401,7 +424,7 @@ export class TextIndex {
       });
     });
     for (const document of documents) document.chunks.sort((a, b) => chunks[a]!.ordinal - chunks[b]!.ordinal);
-    return new TextIndex(chunks, documents, chunkPostings.build(), documentPostings.build(), snapshot.corpus);
+    return new TextIndex(chunks, documents, chunkPostings.build(), documentPostings.build(), snapshot.corpus, titles);
   }
 
   search(input: TextIndexSearch): TextLanes {
@@ -445,9 +468,12 @@ export class TextIndex {
     const candidates = new Map<number, number>();
     const phrases = lexed.phrases.filter((phrase) => phrase.length > 0);
     if (phrases.length) {
-      // Only documents holding the phrase's first lexeme can hold the phrase.
+      // Only documents holding the phrase's rarest lexeme can hold the phrase.
       const holders = new Set<number>();
-      for (const phrase of phrases) this.documentPostings.forEach(phrase[0]!.lexeme, (holder) => holders.add(holder));
+      for (const phrase of phrases) {
+        const rarest = phrase.reduce((a, b) => (this.documentPostings.count(b.lexeme) < this.documentPostings.count(a.lexeme) ? b : a));
+        this.documentPostings.forEach(rarest.lexeme, (holder) => holders.add(holder));
+      }
       for (const document of [...holders].sort((a, b) => a - b)) {
         if (candidates.size >= depth) break;
         if (!matches(this.documents[document]!, filters)) continue;
@@ -456,12 +482,15 @@ export class TextIndex {
       }
     }
     if (input.query.length <= DOCSTORE.maxTitleQueryLength) {
+      // Shared trigrams counted through the title index; similarity = shared / (|a| + |b| − shared).
       const query = trigrams(input.query);
-      this.documents.forEach((row, document) => {
-        if (!row.completed || !matches(row, filters)) return;
-        const similarity = trigramSimilarity(row.titleTrigrams, query);
-        if (similarity >= DOCSTORE.minTitleSimilarity) candidates.set(document, (candidates.get(document) ?? 0) + similarity);
-      });
+      const shared = new Map<number, number>();
+      for (const trigram of query) for (const document of this.titlesByTrigram.get(trigram) ?? []) shared.set(document, (shared.get(document) ?? 0) + 1);
+      for (const [document, common] of shared) {
+        const row = this.documents[document]!;
+        const similarity = similarityOf(common, row.titleTrigramCount, query.size);
+        if (similarity >= DOCSTORE.minTitleSimilarity && matches(row, filters)) candidates.set(document, (candidates.get(document) ?? 0) + similarity);
+      }
     }
     const chosen = [...candidates].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, depth);
     const hits: LaneHit[] = [];
