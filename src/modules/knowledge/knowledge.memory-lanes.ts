@@ -33,7 +33,6 @@ export interface MemoryLanesInput {
   depth: number;
   fulltext: boolean;
   docstore: boolean;
-  detailRank: number;
 }
 
 interface Held {

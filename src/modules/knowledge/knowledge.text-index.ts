@@ -331,7 +331,6 @@ export interface TextIndexSearch {
   depth: number;
   fulltext: boolean;
   docstore: boolean;
-  detailRank: number;
 }
 
 type IndexedChunk = Holder & { id: string; document: number; ordinal: number; dl: number; details: ChunkDetails; empty: boolean };
@@ -430,10 +429,10 @@ export class TextIndex {
   search(input: TextIndexSearch): TextLanes {
     const fulltext = input.fulltext ? this.bm25(input) : null;
     const docstore = input.docstore ? this.docstoreLane(input) : null;
+    // Every hit's details (the SQL lanes bring their top hits'): they are at hand, and a hit
+    // ranked lower in each lane can still be fused into the top.
     const details: ChunkDetails[] = [];
-    for (const hits of [fulltext, docstore]) {
-      for (const hit of hits?.slice(0, input.detailRank) ?? []) details.push(this.chunkById.get(hit.chunk_id)!.details);
-    }
+    for (const hits of [fulltext, docstore]) for (const hit of hits ?? []) details.push(this.chunkById.get(hit.chunk_id)!.details);
     return { fulltext, docstore, details };
   }
 
