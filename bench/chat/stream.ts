@@ -147,6 +147,11 @@ async function main() {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const agentKey = `agent:${String(agent.id)}:web:us-east`;
+    // Thirty different questions in turn: the service reads each new word with PostgreSQL once
+    // (then from memory), so the first round of questions is the slower one.
+    const questions = topics.flatMap((topic) => [`How do I get a ${topic} for my order?`, `What is your ${topic} policy?`, `Can I change the ${topic} details of an order placed online?`]);
+    let asked = 0;
+    const nextQuestion = () => questions[asked++ % questions.length]!;
     const tokens = Array.from({ length: tokenCount }, (_, i) => `tok${i} `);
     await fake.script({ tokens });
 
@@ -158,7 +163,7 @@ async function main() {
     const platform = () => {
       const form = new FormData();
       form.set('agent_key', agentKey);
-      form.set('query', 'How do I get a refund for my order?');
+      form.set('query', nextQuestion());
       return timeStream(`${base}/api/v1/chat/agent/stream`, { method: 'POST', headers: { 'x-api-token': apiToken, accept: 'text/event-stream' }, body: form }, 'event: agent_text_chunk', 'event: end');
     };
 
@@ -190,7 +195,7 @@ async function main() {
     // The retrieval a turn runs, measured through its own endpoint (same engine, one request).
     const searchOnce = async () => {
       const t0 = performance.now();
-      await api('POST', '/api/public/documents/search', { query: 'How do I get a refund for my order?', search_method: {}, categories: [] });
+      await api('POST', '/api/public/documents/search', { query: nextQuestion(), search_method: {}, categories: [] });
       return performance.now() - t0;
     };
     const health = async () => {
