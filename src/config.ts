@@ -199,6 +199,49 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
   };
 }
 
+/** Speech to text: the `audio` of a chat turn (DESIGN §9). */
+export interface SpeechConfig {
+  /**
+   * STT_PROVIDER: `elevenlabs`, `openai-compatible` (OpenAI's transcriptions protocol, spoken by
+   * Whisper servers), `local` (a transformers.js Whisper model) or `none`. Unset: elevenlabs with
+   * ELEVENLABS_API_KEY, else openai-compatible with STT_URL, else local when its model is present.
+   */
+  provider: 'elevenlabs' | 'openai-compatible' | 'local' | 'none';
+  /** False when the provider was not named: `local` then serves only if its model is on disk. */
+  explicit: boolean;
+  elevenLabs: { apiKey: string | undefined; baseUrl: string; model: string };
+  openAi: { url: string | undefined; apiKey: string | undefined; model: string };
+  local: { model: string; modelsDir: string; allowDownload: boolean };
+  timeoutMs: number;
+}
+
+const STT_PROVIDERS = ['elevenlabs', 'openai-compatible', 'local', 'none'] as const;
+
+function speechConfig(env: Env): SpeechConfig {
+  const elevenLabsKey = str(env, 'ELEVENLABS_API_KEY');
+  const sttUrl = url(env, 'STT_URL', ['http:', 'https:']);
+  const implicit = elevenLabsKey ? 'elevenlabs' : sttUrl ? 'openai-compatible' : 'local';
+  const provider = oneOf(env, 'STT_PROVIDER', STT_PROVIDERS, implicit);
+  if (provider === 'elevenlabs' && !elevenLabsKey) throw new ConfigError('ELEVENLABS_API_KEY', 'is required when STT_PROVIDER is elevenlabs');
+  if (provider === 'openai-compatible' && !sttUrl) throw new ConfigError('STT_URL', 'is required when STT_PROVIDER is openai-compatible');
+  return {
+    provider,
+    explicit: str(env, 'STT_PROVIDER') !== undefined,
+    elevenLabs: {
+      apiKey: elevenLabsKey,
+      baseUrl: url(env, 'ELEVENLABS_BASE_URL', ['http:', 'https:']) ?? 'https://api.elevenlabs.io',
+      model: str(env, 'ELEVENLABS_STT_MODEL') ?? 'scribe_v2',
+    },
+    openAi: { url: sttUrl, apiKey: str(env, 'STT_API_KEY'), model: str(env, 'STT_MODEL') ?? 'whisper-1' },
+    local: {
+      model: str(env, 'STT_LOCAL_MODEL') ?? 'onnx-community/whisper-base',
+      modelsDir: path.resolve(str(env, 'MODELS_DIR') ?? './models'),
+      allowDownload: bool(env, 'STT_ALLOW_DOWNLOAD', str(env, 'NODE_ENV') !== 'test'),
+    },
+    timeoutMs: int(env, 'STT_TIMEOUT_MS', 60_000, 100, 3_600_000),
+  };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface RateLimitConfig {
@@ -249,6 +292,7 @@ export interface Config {
   rateLimits: RateLimitConfig;
   knowledge: KnowledgeConfig;
   chat: ChatConfig;
+  speech: SpeechConfig;
   /** Support queries and team notifications. */
   insights: InsightsConfig;
 }
@@ -305,6 +349,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxAudioBytes: int(env, 'CHAT_MAX_AUDIO_BYTES', 25 * 1024 * 1024, 1024, 500 * 1024 * 1024),
     },
     knowledge: knowledgeConfig(env),
+    speech: speechConfig(env),
   };
   return deepFreeze(config);
 }

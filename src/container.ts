@@ -20,6 +20,7 @@ import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
 import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
+import { speechFromConfig } from './adapters/speech/speech-adapters.js';
 import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
 import { createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
@@ -143,6 +144,7 @@ export function createContainer(options: ContainerOptions): Container {
     supportQueries,
     notifications,
     deployments,
+    speech: speechFromConfig(config.speech),
     queue,
     mailer,
     serving,

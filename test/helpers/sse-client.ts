@@ -1,6 +1,7 @@
 /**
  * Reads a chat stream with the `eventsource` package (a browser-compatible EventSource), posting
- * the chat form through its fetch hook. Resolves with every event once `end` arrives.
+ * the chat form (text fields, and files such as `audio` as File values) through its fetch hook.
+ * Resolves with every event once `end` arrives.
  */
 import { EventSource } from 'eventsource';
 
@@ -12,13 +13,16 @@ export interface ReceivedEvent {
 
 const TYPES = ['start', 'transcribed_text', 'agent_text_chunk', 'chunk', 'end', 'error'];
 
-export function readChatStream(url: string, headers: Record<string, string>, form: Record<string, string>, onEvent?: (event: ReceivedEvent, source: EventSource) => void): Promise<ReceivedEvent[]> {
+export function readChatStream(url: string, headers: Record<string, string>, form: Record<string, string | Blob>, onEvent?: (event: ReceivedEvent, source: EventSource) => void): Promise<ReceivedEvent[]> {
   return new Promise((resolve, reject) => {
     const events: ReceivedEvent[] = [];
     const source = new EventSource(url, {
       fetch: (input, init) => {
         const body = new FormData();
-        for (const [name, value] of Object.entries(form)) body.set(name, value);
+        for (const [name, value] of Object.entries(form)) {
+          if (typeof value === 'string') body.set(name, value);
+          else body.set(name, value);
+        }
         return fetch(input, { ...init, method: 'POST', body, headers: { ...(init?.headers as Record<string, string>), ...headers } });
       },
     });

@@ -4,6 +4,7 @@
  * each is optional so that chat works before (or without) the others.
  */
 import type { Executor } from '../../db/database.js';
+import type { SpeechToText } from '../../ports/speech.js';
 import type { SupportQueriesService } from '../support-queries/support-queries.service.js';
 
 export interface KnowledgeHit {
@@ -44,6 +45,8 @@ export interface ChatDeployments {
   logEvent(deploymentId: string, level: 'info' | 'warning' | 'error', message: string): Promise<void>;
 }
 
-export interface SpeechToText {
-  transcribe(companyId: string, audio: { buffer: Buffer; filename: string; mimetype: string }, signal: AbortSignal): Promise<{ text: string }>;
+/** Speech to text for audio turns, or why there is none (said in the 503). */
+export interface ChatSpeech {
+  stt: SpeechToText | null;
+  reason: string | null;
 }

@@ -12,10 +12,11 @@ import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { LlmMessage } from '../../ports/llm.js';
+import { SpeechError, type SpeechToText } from '../../ports/speech.js';
 import { findAgent, toEscalation, type AgentRow } from '../agents/index.js';
 import { ESCALATION_EMAIL_JOB, type EscalationEmailJob } from './chat.escalation.js';
 import { parseAgentKey } from './chat.agent-key.js';
-import type { AgentNotifier, ChatDeployments, SpeechToText, SupportRecorder } from './chat.ports.js';
+import type { AgentNotifier, ChatDeployments, ChatSpeech, SupportRecorder } from './chat.ports.js';
 import * as repo from './chat.repo.js';
 import type { KbPassage } from './chat.kb-responder.js';
 import type { ChatRuntime, TurnOutcome } from './chat.runtime.js';
@@ -31,7 +32,7 @@ export interface TurnsDeps {
   supportQueries: SupportRecorder | null;
   notifications: AgentNotifier | null;
   deployments: ChatDeployments | null;
-  speech: SpeechToText | null;
+  speech: ChatSpeech;
   queue: Pick<JobQueue, 'send'> | null;
   /** Agents and live deployments as last read (found ones only), cleared on every change to them. */
   serving: CoherentCache<ServingRecord> | null;
@@ -89,6 +90,21 @@ export function parseHistory(raw: string | unknown[] | undefined): LlmMessage[] 
     if (typeof message.content !== 'string') throw AppErrors.validation(`Invalid field 'messages[${index}].content': must be string`);
     return { role: message.role, content: message.content };
   });
+}
+
+const SPEECH_STATUS = { audio: 400, format: 415, unavailable: 503, provider: 502 } as const;
+
+/** The audio's transcript; a SpeechError becomes the chat error its cause calls for. */
+async function transcribe(stt: SpeechToText, audio: AudioPart, signal: AbortSignal): Promise<string> {
+  try {
+    return (await stt.transcribe(audio, signal)).text;
+  } catch (error) {
+    if (!(error instanceof SpeechError)) throw error;
+    const status = SPEECH_STATUS[error.failure];
+    if (status === 400) throw AppErrors.validation(`Invalid field 'audio': ${error.message}`);
+    if (status === 415) throw AppErrors.unsupportedMediaType(`Invalid field 'audio': ${error.message}`);
+    throw new AppError(status, `Speech-to-text failed: ${error.message}`, status === 502 ? 'BadGateway' : undefined);
+  }
 }
 
 export function createTurns(deps: TurnsDeps) {
@@ -251,8 +267,8 @@ export function createTurns(deps: TurnsDeps) {
       checkAgentAllowed(caller, key.agentId);
       const audio = form.audio ?? null;
       if (audio && !Buffer.isBuffer((audio as Partial<AudioPart>).buffer)) throw AppErrors.validation("Invalid field 'audio': must be a file part of a multipart form");
-      if (audio && !deps.speech) {
-        throw AppErrors.unavailable('Speech-to-text is not configured: set ELEVENLABS_API_KEY, or put a Whisper model under MODELS_DIR, to send audio');
+      if (audio && !deps.speech.stt) {
+        throw AppErrors.unavailable(deps.speech.reason ?? 'Speech-to-text is not configured: set ELEVENLABS_API_KEY or STT_URL to send audio');
       }
       const query = form.query?.trim() ?? '';
       if (!query && !audio) throw AppErrors.validation("Invalid field 'query': is required (or send an audio file)");
@@ -293,8 +309,8 @@ export function createTurns(deps: TurnsDeps) {
       let outcome: TurnOutcome | null = null;
       let failure: unknown = null;
       try {
-        if (turn.audio && deps.speech) {
-          const { text: heard } = await deps.speech.transcribe(turn.caller.companyId, turn.audio, signal);
+        if (turn.audio && deps.speech.stt) {
+          const heard = await transcribe(deps.speech.stt, turn.audio, signal);
           turn.query = [heard.trim(), turn.query].filter(Boolean).join('\n');
           emit({ type: 'transcribed_text', content: heard });
           if (!turn.query) throw AppErrors.validation('The audio contained no speech');

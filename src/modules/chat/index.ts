@@ -7,7 +7,7 @@ import type { JobQueue } from '../../jobs/queue.js';
 import type { LanguageModels } from '../../ports/llm.js';
 import type { Mailer } from '../../ports/mailer.js';
 import { createEscalationMailer } from './chat.escalation.js';
-import type { AgentNotifier, ChatDeployments, KnowledgeSearch, SpeechToText, SupportRecorder } from './chat.ports.js';
+import type { AgentNotifier, ChatDeployments, ChatSpeech, KnowledgeSearch, SupportRecorder } from './chat.ports.js';
 import { createChatRuntime } from './chat.runtime.js';
 import { createConversationsService } from './chat.service.js';
 import { createTurns, type ServingRecord } from './chat.turns.js';
@@ -23,7 +23,7 @@ export interface ChatModuleDeps {
   supportQueries?: SupportRecorder | null;
   notifications?: AgentNotifier | null;
   deployments?: ChatDeployments | null;
-  speech?: SpeechToText | null;
+  speech?: ChatSpeech | null;
   /** Escalation e-mails are jobs (sent with the turn) that go through the mailer. */
   queue?: Pick<JobQueue, 'send'> | null;
   mailer?: Pick<Mailer, 'send'> | null;
@@ -53,7 +53,7 @@ export function createChatModule(deps: ChatModuleDeps) {
       notifications,
       queue: deps.mailer ? (deps.queue ?? null) : null,
       deployments,
-      speech: deps.speech ?? null,
+      speech: deps.speech ?? { stt: null, reason: null },
       serving: deps.serving ?? null,
       log: deps.log,
     }),

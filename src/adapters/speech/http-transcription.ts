@@ -1,0 +1,83 @@
+/**
+ * What the HTTP speech-to-text providers share: one multipart POST of the audio file, bounded by
+ * a timeout and the caller's signal, and their refusals turned into SpeechError by status.
+ */
+import { SpeechError, type AudioFile, type SpeechFailure } from '../../ports/speech.js';
+
+export interface TranscriptionRequest {
+  /** Names the provider in messages: "ElevenLabs", "The speech-to-text provider". */
+  provider: string;
+  endpoint: string;
+  headers: Record<string, string>;
+  /** Form fields besides the file. */
+  fields: Record<string, string>;
+  audio: AudioFile;
+  timeoutMs: number;
+  signal: AbortSignal;
+  fetch?: typeof fetch;
+}
+
+/** The provider's own words from an error body: OpenAI's `error.message`, ElevenLabs' `detail`. */
+export function providerMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; detail?: unknown; message?: unknown };
+    for (const candidate of [parsed.error, parsed.detail, parsed]) {
+      if (typeof candidate === 'string' && candidate) return candidate;
+      if (Array.isArray(candidate)) {
+        const messages = candidate.map((item: { msg?: unknown }) => item?.msg).filter((msg): msg is string => typeof msg === 'string');
+        if (messages.length) return messages.join('; ');
+      }
+      if (candidate && typeof candidate === 'object' && typeof (candidate as { message?: unknown }).message === 'string') {
+        return (candidate as { message: string }).message;
+      }
+    }
+  } catch {
+    // not JSON: use the text
+  }
+  return body.slice(0, 200) || 'no message';
+}
+
+function failureOfStatus(status: number): SpeechFailure {
+  if (status === 401 || status === 403) return 'unavailable';
+  if (status === 400 || status === 413 || status === 415 || status === 422) return 'audio';
+  return 'provider';
+}
+
+/** Posts the audio and returns the provider's JSON answer; throws SpeechError. */
+export async function postTranscription(request: TranscriptionRequest): Promise<unknown> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(request.fields)) form.set(name, value);
+  form.set('file', new Blob([request.audio.buffer], { type: request.audio.mimetype }), request.audio.filename);
+  const timeout = AbortSignal.timeout(request.timeoutMs);
+  let response: Response;
+  let text: string;
+  try {
+    response = await (request.fetch ?? fetch)(request.endpoint, {
+      method: 'POST',
+      headers: request.headers,
+      body: form,
+      signal: AbortSignal.any([request.signal, timeout]),
+    });
+    text = await response.text();
+  } catch (error) {
+    if (request.signal.aborted) throw error;
+    const reason = timeout.aborted ? `did not answer within ${request.timeoutMs} ms` : `is unreachable at ${request.endpoint}: ${(error as Error).message}`;
+    throw new SpeechError(`${request.provider} ${reason}`, 'provider');
+  }
+  if (!response.ok) {
+    throw new SpeechError(`${request.provider} answered ${response.status}: ${providerMessage(text)}`, failureOfStatus(response.status), response.status);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new SpeechError(`${request.provider} returned a body that is not JSON`, 'provider', response.status);
+  }
+}
+
+/** The `text` (and a language code, when present) of a provider's answer. */
+export function transcriptOf(provider: string, body: unknown, languageField: string): { text: string; language: string | null } {
+  const record = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  if (typeof record.text !== 'string') throw new SpeechError(`${provider} returned no transcript text`, 'provider');
+  const language = record[languageField];
+  return { text: record.text.trim(), language: typeof language === 'string' && language ? language : null };
+}
