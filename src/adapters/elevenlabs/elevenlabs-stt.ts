@@ -3,7 +3,7 @@
  * `xi-api-key` header) → `{ text, language_code, words, … }`.
  */
 import type { SpeechToText } from '../../ports/speech.js';
-import { postTranscription, transcriptOf } from '../speech/http-transcription.js';
+import { createHttpTranscriber } from '../speech/http-transcription.js';
 
 export interface ElevenLabsSttOptions {
   apiKey: string;
@@ -14,22 +14,15 @@ export interface ElevenLabsSttOptions {
 }
 
 export function createElevenLabsStt(options: ElevenLabsSttOptions): SpeechToText {
-  const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/v1/speech-to-text`;
-  return {
+  return createHttpTranscriber({
     id: `elevenlabs:${options.model}`,
-    async transcribe(audio, signal) {
-      const body = await postTranscription({
-        provider: 'ElevenLabs',
-        endpoint,
-        headers: { 'xi-api-key': options.apiKey },
-        // Audio events such as "(laughter)" are not part of what the user asked.
-        fields: { model_id: options.model, tag_audio_events: 'false' },
-        audio,
-        timeoutMs: options.timeoutMs,
-        signal,
-        fetch: options.fetch,
-      });
-      return transcriptOf('ElevenLabs', body, 'language_code');
-    },
-  };
+    provider: 'ElevenLabs',
+    endpoint: `${options.baseUrl.replace(/\/+$/, '')}/v1/speech-to-text`,
+    headers: { 'xi-api-key': options.apiKey },
+    // Audio events such as "(laughter)" are not part of what the user asked.
+    fields: { model_id: options.model, tag_audio_events: 'false' },
+    languageField: 'language_code',
+    timeoutMs: options.timeoutMs,
+    fetch: options.fetch,
+  });
 }

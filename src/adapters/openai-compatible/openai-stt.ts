@@ -4,7 +4,7 @@
  * (whisper.cpp's server, faster-whisper / Speaches, vLLM, LocalAI).
  */
 import type { SpeechToText } from '../../ports/speech.js';
-import { postTranscription, transcriptOf } from '../speech/http-transcription.js';
+import { createHttpTranscriber } from '../speech/http-transcription.js';
 
 export interface OpenAiSttOptions {
   baseUrl: string;
@@ -15,22 +15,15 @@ export interface OpenAiSttOptions {
 }
 
 export function createOpenAiStt(options: OpenAiSttOptions): SpeechToText {
-  const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`;
-  return {
+  return createHttpTranscriber({
     id: `openai:${options.model}`,
-    async transcribe(audio, signal) {
-      const body = await postTranscription({
-        provider: 'The speech-to-text provider',
-        endpoint,
-        headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
-        // json is the format every model and server of the protocol answers in.
-        fields: { model: options.model, response_format: 'json' },
-        audio,
-        timeoutMs: options.timeoutMs,
-        signal,
-        fetch: options.fetch,
-      });
-      return transcriptOf('The speech-to-text provider', body, 'language');
-    },
-  };
+    provider: 'The speech-to-text provider',
+    endpoint: `${options.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`,
+    headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    // json is the format every model and server of the protocol answers in (no language in it).
+    fields: { model: options.model, response_format: 'json' },
+    languageField: 'language',
+    timeoutMs: options.timeoutMs,
+    fetch: options.fetch,
+  });
 }

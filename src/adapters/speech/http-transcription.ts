@@ -2,23 +2,35 @@
  * What the HTTP speech-to-text providers share: one multipart POST of the audio file, bounded by
  * a timeout and the caller's signal, and their refusals turned into SpeechError by status.
  */
-import { SpeechError, type AudioFile, type SpeechFailure } from '../../ports/speech.js';
+import { SpeechError, type AudioFile, type SpeechFailure, type SpeechToText } from '../../ports/speech.js';
 
-export interface TranscriptionRequest {
+/** One HTTP speech-to-text provider: where the file goes, with what, and where the language is. */
+export interface TranscriptionEndpoint {
+  /** `<engine>:<model>`. */
+  id: string;
   /** Names the provider in messages: "ElevenLabs", "The speech-to-text provider". */
   provider: string;
   endpoint: string;
   headers: Record<string, string>;
   /** Form fields besides the file. */
   fields: Record<string, string>;
-  audio: AudioFile;
+  /** The answer's field naming the language heard, if any. */
+  languageField: string;
   timeoutMs: number;
-  signal: AbortSignal;
   fetch?: typeof fetch;
 }
 
+export function createHttpTranscriber(spec: TranscriptionEndpoint): SpeechToText {
+  return {
+    id: spec.id,
+    async transcribe(audio, signal) {
+      return transcriptOf(spec.provider, await postTranscription(spec, audio, signal), spec.languageField);
+    },
+  };
+}
+
 /** The provider's own words from an error body: OpenAI's `error.message`, ElevenLabs' `detail`. */
-export function providerMessage(body: string): string {
+function providerMessage(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: unknown; detail?: unknown; message?: unknown };
     for (const candidate of [parsed.error, parsed.detail, parsed]) {
@@ -44,10 +56,10 @@ function failureOfStatus(status: number): SpeechFailure {
 }
 
 /** Posts the audio and returns the provider's JSON answer; throws SpeechError. */
-export async function postTranscription(request: TranscriptionRequest): Promise<unknown> {
+async function postTranscription(request: TranscriptionEndpoint, audio: AudioFile, signal: AbortSignal): Promise<unknown> {
   const form = new FormData();
   for (const [name, value] of Object.entries(request.fields)) form.set(name, value);
-  form.set('file', new Blob([request.audio.buffer], { type: request.audio.mimetype }), request.audio.filename);
+  form.set('file', new Blob([audio.buffer], { type: audio.mimetype }), audio.filename);
   const timeout = AbortSignal.timeout(request.timeoutMs);
   let response: Response;
   let text: string;
@@ -56,11 +68,11 @@ export async function postTranscription(request: TranscriptionRequest): Promise<
       method: 'POST',
       headers: request.headers,
       body: form,
-      signal: AbortSignal.any([request.signal, timeout]),
+      signal: AbortSignal.any([signal, timeout]),
     });
     text = await response.text();
   } catch (error) {
-    if (request.signal.aborted) throw error;
+    if (signal.aborted) throw error;
     const reason = timeout.aborted ? `did not answer within ${request.timeoutMs} ms` : `is unreachable at ${request.endpoint}: ${(error as Error).message}`;
     throw new SpeechError(`${request.provider} ${reason}`, 'provider');
   }
@@ -75,7 +87,7 @@ export async function postTranscription(request: TranscriptionRequest): Promise<
 }
 
 /** The `text` (and a language code, when present) of a provider's answer. */
-export function transcriptOf(provider: string, body: unknown, languageField: string): { text: string; language: string | null } {
+function transcriptOf(provider: string, body: unknown, languageField: string): { text: string; language: string | null } {
   const record = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   if (typeof record.text !== 'string') throw new SpeechError(`${provider} returned no transcript text`, 'provider');
   const language = record[languageField];

@@ -5,6 +5,7 @@
  * `retryAfterMs`), so callers can degrade to the lanes that need no vectors.
  */
 import { EmbeddingError, normalize, type Embedder } from '../../ports/embedder.js';
+import { pipelineLoader } from './pipeline-loader.js';
 
 export interface LocalEmbedderOptions {
   model: string;
@@ -18,40 +19,7 @@ export interface LocalEmbedderOptions {
 type Extractor = (texts: string[], options: { pooling: 'mean'; normalize: boolean }) => Promise<{ dims: number[]; data: Float32Array }>;
 
 export function createLocalEmbedder(options: LocalEmbedderOptions): Embedder {
-  const now = options.now ?? Date.now;
-  const retryAfterMs = options.retryAfterMs ?? 5 * 60_000;
-  let loading: Promise<Extractor> | null = null;
-  let failedAt = 0;
-
-  async function load(): Promise<Extractor> {
-    try {
-      const { env, pipeline } = await import('@huggingface/transformers');
-      env.localModelPath = options.modelsDir;
-      env.allowLocalModels = true;
-      env.allowRemoteModels = options.allowDownload;
-      const extractor = await pipeline('feature-extraction', options.model, { dtype: 'q8' });
-      return extractor as unknown as Extractor;
-    } catch (error) {
-      const where = options.allowDownload ? `${options.modelsDir} or the model hub` : options.modelsDir;
-      throw new EmbeddingError(
-        `Local embedding model ${options.model} could not be loaded from ${where}: ${(error as Error).message}`,
-        false,
-      );
-    }
-  }
-
-  function extractor(): Promise<Extractor> {
-    if (loading && failedAt > 0 && now() - failedAt > retryAfterMs) loading = null;
-    if (!loading) {
-      failedAt = 0;
-      loading = load();
-      loading.catch(() => {
-        failedAt = now();
-      });
-    }
-    return loading;
-  }
-
+  const extractor = pipelineLoader<Extractor>({ task: 'feature-extraction', ...options }, (message) => new EmbeddingError(`Local embedding model ${message}`, false));
   return {
     id: `local:${options.model}`,
     async embed(texts) {

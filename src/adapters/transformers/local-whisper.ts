@@ -5,6 +5,7 @@
  * clear SpeechError (tried again after `retryAfterMs`).
  */
 import { SpeechError, type SpeechToText } from '../../ports/speech.js';
+import { pipelineLoader } from './pipeline-loader.js';
 import { decodeWav, isWav } from './wav.js';
 
 export interface LocalWhisperOptions {
@@ -18,36 +19,7 @@ export interface LocalWhisperOptions {
 type Recognizer = (audio: Float32Array, options: Record<string, unknown>) => Promise<{ text: string } | { text: string }[]>;
 
 export function createLocalWhisper(options: LocalWhisperOptions): SpeechToText {
-  const now = options.now ?? Date.now;
-  const retryAfterMs = options.retryAfterMs ?? 5 * 60_000;
-  let loading: Promise<Recognizer> | null = null;
-  let failedAt = 0;
-
-  async function load(): Promise<Recognizer> {
-    try {
-      const { env, pipeline } = await import('@huggingface/transformers');
-      env.localModelPath = options.modelsDir;
-      env.allowLocalModels = true;
-      env.allowRemoteModels = options.allowDownload;
-      return (await pipeline('automatic-speech-recognition', options.model, { dtype: 'q8' })) as unknown as Recognizer;
-    } catch (error) {
-      const where = options.allowDownload ? `${options.modelsDir} or the model hub` : options.modelsDir;
-      throw new SpeechError(`Whisper model ${options.model} could not be loaded from ${where}: ${(error as Error).message}`, 'unavailable');
-    }
-  }
-
-  function recognizer(): Promise<Recognizer> {
-    if (loading && failedAt > 0 && now() - failedAt > retryAfterMs) loading = null;
-    if (!loading) {
-      failedAt = 0;
-      loading = load();
-      loading.catch(() => {
-        failedAt = now();
-      });
-    }
-    return loading;
-  }
-
+  const recognizer = pipelineLoader<Recognizer>({ task: 'automatic-speech-recognition', ...options }, (message) => new SpeechError(`Whisper model ${message}`, 'unavailable'));
   return {
     id: `local:${options.model}`,
     async transcribe(audio, signal) {
