@@ -27,7 +27,12 @@ export function openEventStream(reply: FastifyReply, heartbeatMs: number): Event
   const controller = new AbortController();
   let ended = false;
   const write = (frame: string) => {
-    if (!ended && !raw.destroyed) raw.write(frame);
+    if (ended || raw.destroyed) return;
+    raw.write(frame);
+    // Node corks the socket on each write until the next tick, and a burst of model tokens
+    // parsed in one run of microtasks would hold the first of them back until the last is
+    // parsed: each event goes out as it is written.
+    raw.socket?.uncork();
   };
   const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
   heartbeat.unref();
