@@ -160,11 +160,17 @@ async function main() {
       headers: { 'content-type': 'application/json', authorization: 'Bearer sk-fake' },
       body: JSON.stringify({ model: 'gpt-bench', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
     }, '"content":"tok', '"finish_reason":"stop"');
-    const platform = () => {
+    // Each question's form encoded once, as a browser sends a FormData: with its length, in one piece.
+    const forms = new Map(await Promise.all(questions.map(async (question) => {
       const form = new FormData();
       form.set('agent_key', agentKey);
-      form.set('query', nextQuestion());
-      return timeStream(`${base}/api/v1/chat/agent/stream`, { method: 'POST', headers: { 'x-api-token': apiToken, accept: 'text/event-stream' }, body: form }, 'event: agent_text_chunk', 'event: end');
+      form.set('query', question);
+      const encoded = new Response(form);
+      return [question, { type: encoded.headers.get('content-type')!, body: new Uint8Array(await encoded.arrayBuffer()) }] as const;
+    })));
+    const platform = () => {
+      const form = forms.get(nextQuestion())!;
+      return timeStream(`${base}/api/v1/chat/agent/stream`, { method: 'POST', headers: { 'x-api-token': apiToken, accept: 'text/event-stream', 'content-type': form.type }, body: form.body }, 'event: agent_text_chunk', 'event: end');
     };
 
     const pairs = async (count: number) => {
@@ -237,6 +243,9 @@ async function main() {
     console.log(`\n2. per-event overhead, ${events.d.length} streams each of ${tokenCount} tokens sent 2 ms apart`);
     for (const row of [dEvent, pEvent]) console.log(row.line);
     console.log(`added per token event (p50): ${((pEvent.p50 - dEvent.p50) * 1000).toFixed(0)} µs`);
+    // The first token of these streams arrives alone, as a model's does (part 1 sends the whole reply in one burst).
+    const pacedFirst = summary('added to the first token, paired, tokens paced', events.p.map((t, i) => t.firstToken - events.d[i]!.firstToken));
+    console.log(pacedFirst.line);
 
     // 3. Concurrent streams held open by a slow provider.
     const slowTokens = Array.from({ length: 5 }, (_, i) => `slow${i} `);
