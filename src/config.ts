@@ -55,6 +55,11 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** MODELS_DIR: local transformers.js models, laid out as `<org>/<model>`. */
+function modelsDir(env: Env): string {
+  return path.resolve(str(env, 'MODELS_DIR') ?? './models');
+}
+
 function identifier(env: Env, name: string, fallback: string): string {
   const raw = str(env, name) ?? fallback;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(name, `must be a lower-case SQL identifier, got "${raw}"`);
@@ -190,7 +195,7 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
       url: embeddingsUrl,
       apiKey: str(env, 'EMBEDDINGS_API_KEY'),
       model: str(env, 'EMBEDDINGS_MODEL') ?? defaultModel,
-      modelsDir: path.resolve(str(env, 'MODELS_DIR') ?? './models'),
+      modelsDir: modelsDir(env),
       // Tests never reach for the model hub unless asked to.
       allowDownload: bool(env, 'EMBEDDINGS_ALLOW_DOWNLOAD', str(env, 'NODE_ENV') !== 'test'),
       batchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 64, 1, 2048),
@@ -235,7 +240,7 @@ function speechConfig(env: Env): SpeechConfig {
     openAi: { url: sttUrl, apiKey: str(env, 'STT_API_KEY'), model: str(env, 'STT_MODEL') ?? 'whisper-1' },
     local: {
       model: str(env, 'STT_LOCAL_MODEL') ?? 'onnx-community/whisper-base',
-      modelsDir: path.resolve(str(env, 'MODELS_DIR') ?? './models'),
+      modelsDir: modelsDir(env),
       allowDownload: bool(env, 'STT_ALLOW_DOWNLOAD', str(env, 'NODE_ENV') !== 'test'),
     },
     timeoutMs: int(env, 'STT_TIMEOUT_MS', 60_000, 100, 3_600_000),

@@ -10,7 +10,6 @@ export interface ElevenLabsSttOptions {
   baseUrl: string;
   model: string;
   timeoutMs: number;
-  fetch?: typeof fetch;
 }
 
 export function createElevenLabsStt(options: ElevenLabsSttOptions): SpeechToText {
@@ -23,6 +22,5 @@ export function createElevenLabsStt(options: ElevenLabsSttOptions): SpeechToText
     fields: { model_id: options.model, tag_audio_events: 'false' },
     languageField: 'language_code',
     timeoutMs: options.timeoutMs,
-    fetch: options.fetch,
   });
 }

@@ -11,7 +11,6 @@ export interface OpenAiSttOptions {
   apiKey?: string;
   model: string;
   timeoutMs: number;
-  fetch?: typeof fetch;
 }
 
 export function createOpenAiStt(options: OpenAiSttOptions): SpeechToText {
@@ -24,6 +23,5 @@ export function createOpenAiStt(options: OpenAiSttOptions): SpeechToText {
     fields: { model: options.model, response_format: 'json' },
     languageField: 'language',
     timeoutMs: options.timeoutMs,
-    fetch: options.fetch,
   });
 }

@@ -17,7 +17,6 @@ export interface TranscriptionEndpoint {
   /** The answer's field naming the language heard, if any. */
   languageField: string;
   timeoutMs: number;
-  fetch?: typeof fetch;
 }
 
 export function createHttpTranscriber(spec: TranscriptionEndpoint): SpeechToText {
@@ -64,7 +63,7 @@ async function postTranscription(request: TranscriptionEndpoint, audio: AudioFil
   let response: Response;
   let text: string;
   try {
-    response = await (request.fetch ?? fetch)(request.endpoint, {
+    response = await fetch(request.endpoint, {
       method: 'POST',
       headers: request.headers,
       body: form,

@@ -92,18 +92,18 @@ export function parseHistory(raw: string | unknown[] | undefined): LlmMessage[] 
   });
 }
 
-const SPEECH_STATUS = { audio: 400, format: 415, unavailable: 503, provider: 502 } as const;
-
 /** The audio's transcript; a SpeechError becomes the chat error its cause calls for. */
 async function transcribe(stt: SpeechToText, audio: AudioPart, signal: AbortSignal): Promise<string> {
   try {
     return (await stt.transcribe(audio, signal)).text;
   } catch (error) {
     if (!(error instanceof SpeechError)) throw error;
-    const status = SPEECH_STATUS[error.failure];
-    if (status === 400) throw AppErrors.validation(`Invalid field 'audio': ${error.message}`);
-    if (status === 415) throw AppErrors.unsupportedMediaType(`Invalid field 'audio': ${error.message}`);
-    throw new AppError(status, `Speech-to-text failed: ${error.message}`, status === 502 ? 'BadGateway' : undefined);
+    switch (error.failure) {
+      case 'audio': throw AppErrors.validation(`Invalid field 'audio': ${error.message}`);
+      case 'format': throw AppErrors.unsupportedMediaType(`Invalid field 'audio': ${error.message}`);
+      case 'unavailable': throw AppErrors.unavailable(`Speech-to-text failed: ${error.message}`);
+      case 'provider': throw new AppError(502, `Speech-to-text failed: ${error.message}`, 'BadGateway');
+    }
   }
 }
 
