@@ -1,11 +1,13 @@
 // Lint with type-aware rules (floating promises, misused promises) over src, test and bench.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'bin/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  prettier,
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
