@@ -13,14 +13,20 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['**/adapters/**'], message: 'Only container.ts and other adapters import adapters; depend on a port.' },
+            {
+              group: ['**/adapters/**'],
+              message: 'Only container.ts and other adapters import adapters; depend on a port.',
+            },
           ],
         },
       ],

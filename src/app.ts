@@ -8,7 +8,13 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Container } from './container.js';
 import { pingDatabase } from './db/database.js';
 import { apiKeyAuth, chatTokenAuth } from './http/auth.js';
@@ -30,13 +36,34 @@ import { teamNotificationsRoutes } from './modules/team-notifications/team-notif
 import { ApiKey, ChatToken, User } from './modules/identity/identity.schemas.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
-const SHARED_SCHEMAS = [...Object.values(ErrorBodies), Company, Member, Invitation, User, ApiKey, ChatToken, Agent, Region, Conversation, ChatMessage];
+const SHARED_SCHEMAS = [
+  ...Object.values(ErrorBodies),
+  Company,
+  Member,
+  Invitation,
+  User,
+  ApiKey,
+  ChatToken,
+  Agent,
+  Region,
+  Conversation,
+  ChatMessage,
+];
 
-function sendError(request: FastifyRequest, reply: FastifyReply, error: { statusCode: number; code: string; message: string }) {
+function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: { statusCode: number; code: string; message: string },
+) {
   return reply.status(error.statusCode).send(renderError(shapeForPath(request.url), error, request.url));
 }
 
-function handleError(this: FastifyInstance, error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+function handleError(
+  this: FastifyInstance,
+  error: FastifyError | AppError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   if (error instanceof AppError) {
     return sendError(request, reply, error);
   }
@@ -46,7 +73,11 @@ function handleError(this: FastifyInstance, error: FastifyError | AppError, requ
   }
   const status = error.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return sendError(request, reply, { statusCode: status, code: ERROR_NAMES[status] ?? 'Error', message: error.message });
+    return sendError(request, reply, {
+      statusCode: status,
+      code: ERROR_NAMES[status] ?? 'Error',
+      message: error.message,
+    });
   }
   request.log.error({ err: error }, 'unhandled error');
   return sendError(request, reply, { statusCode: 500, code: 'InternalServerError', message: 'Internal server error' });
@@ -75,7 +106,11 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.setValidatorCompiler(createValidatorCompiler());
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, { statusCode: 404, code: 'NotFound', message: `Route not found: ${request.method} ${request.url.split('?')[0]}` }),
+    sendError(request, reply, {
+      statusCode: 404,
+      code: 'NotFound',
+      message: `Route not found: ${request.method} ${request.url.split('?')[0]}`,
+    }),
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   for (const schema of KNOWLEDGE_SCHEMAS) app.addSchema(schema);
@@ -107,39 +142,91 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   const metrics = registerMetrics(app);
 
   const ops = { tags: ['operations'] };
-  app.get('/healthz', { schema: { ...ops, operationId: 'healthz', summary: 'The process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
-  app.get('/readyz', {
-    schema: { ...ops, operationId: 'readyz', summary: 'The database answers', response: { 200: Type.Object({ status: Type.String() }), 503: Type.Object({ status: Type.String(), detail: Type.String() }) } },
-  }, async (_request, reply) =>
-    (await pingDatabase(container.db)) ? { status: 'ready' } : reply.code(503).send({ status: 'unavailable', detail: 'database unreachable' }),
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        ...ops,
+        operationId: 'healthz',
+        summary: 'The process is up',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
   );
-  app.get('/metrics', { schema: { ...ops, operationId: 'metrics', summary: 'Prometheus metrics', produces: ['text/plain'] } }, async (_request, reply) =>
-    reply.type(metrics.contentType).send(await metrics.metrics()),
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        ...ops,
+        operationId: 'readyz',
+        summary: 'The database answers',
+        response: {
+          200: Type.Object({ status: Type.String() }),
+          503: Type.Object({ status: Type.String(), detail: Type.String() }),
+        },
+      },
+    },
+    async (_request, reply) =>
+      (await pingDatabase(container.db))
+        ? { status: 'ready' }
+        : reply.code(503).send({ status: 'unavailable', detail: 'database unreachable' }),
   );
-  app.get('/openapi.json', { schema: { ...ops, operationId: 'openapi', summary: 'This OpenAPI 3.1 document' } }, async () => app.swagger());
+  app.get(
+    '/metrics',
+    { schema: { ...ops, operationId: 'metrics', summary: 'Prometheus metrics', produces: ['text/plain'] } },
+    async (_request, reply) => reply.type(metrics.contentType).send(await metrics.metrics()),
+  );
+  app.get(
+    '/openapi.json',
+    { schema: { ...ops, operationId: 'openapi', summary: 'This OpenAPI 3.1 document' } },
+    async () => app.swagger(),
+  );
 
   const limits = config.rateLimits;
-  await app.register(async (publicApi) => {
-    publicApi.addHook('onRequest', rateLimitHook(publicApi, 'x-api-key', [{ name: 'public', max: limits.publicPerMinute, windowMs: MINUTE }], limits.enabled));
-    publicApi.addHook('onRequest', apiKeyAuth(container.identity));
-    publicApi.addHook('onRoute', (route) => {
-      route.schema = { security: [{ apiKey: [] }], ...route.schema };
-    });
-    await publicApi.register(companiesRoutes(container.companies));
-    await publicApi.register(identityRoutes(container.identity));
-    await publicApi.register(documentsRoutes(container.knowledge, { maxUploadBytes: config.knowledge.maxUploadBytes }));
-    await publicApi.register(collectionsRoutes(container.knowledge));
-    await publicApi.register(agentsRoutes(container.agents));
-    await publicApi.register(deploymentsRoutes(container.deployments));
-  }, { prefix: '/api/public' });
+  await app.register(
+    async (publicApi) => {
+      publicApi.addHook(
+        'onRequest',
+        rateLimitHook(
+          publicApi,
+          'x-api-key',
+          [{ name: 'public', max: limits.publicPerMinute, windowMs: MINUTE }],
+          limits.enabled,
+        ),
+      );
+      publicApi.addHook('onRequest', apiKeyAuth(container.identity));
+      publicApi.addHook('onRoute', (route) => {
+        route.schema = { security: [{ apiKey: [] }], ...route.schema };
+      });
+      await publicApi.register(companiesRoutes(container.companies));
+      await publicApi.register(identityRoutes(container.identity));
+      await publicApi.register(
+        documentsRoutes(container.knowledge, { maxUploadBytes: config.knowledge.maxUploadBytes }),
+      );
+      await publicApi.register(collectionsRoutes(container.knowledge));
+      await publicApi.register(agentsRoutes(container.agents));
+      await publicApi.register(deploymentsRoutes(container.deployments));
+    },
+    { prefix: '/api/public' },
+  );
 
-  await app.register(async (chatApi) => {
-    chatApi.addHook('onRequest', chatTokenAuth(container.identity));
-    chatApi.addHook('onRoute', (route) => {
-      route.schema = { security: [{ apiToken: [] }], ...route.schema };
-    });
-    await chatApi.register(chatRoutes(container.chat, { limits, heartbeatMs: config.chat.heartbeatMs, maxAudioBytes: config.chat.maxAudioBytes }));
-  }, { prefix: '/api/v1/chat' });
+  await app.register(
+    async (chatApi) => {
+      chatApi.addHook('onRequest', chatTokenAuth(container.identity));
+      chatApi.addHook('onRoute', (route) => {
+        route.schema = { security: [{ apiToken: [] }], ...route.schema };
+      });
+      await chatApi.register(
+        chatRoutes(container.chat, {
+          limits,
+          heartbeatMs: config.chat.heartbeatMs,
+          maxAudioBytes: config.chat.maxAudioBytes,
+        }),
+      );
+    },
+    { prefix: '/api/v1/chat' },
+  );
 
   // Support queries and team notifications: full paths, one scope so both families share the
   // per-key counters (1000/hour and a burst of 100/minute).

@@ -46,8 +46,12 @@ async function resolveCompany(container: Container, ref: string | undefined): Pr
   let query = container.db.selectFrom('companies').select(['id', 'name']);
   if (ref) query = UUID.test(ref) ? query.where('id', '=', ref) : query.where('name', '=', ref);
   const rows = await query.limit(2).execute();
-  if (rows.length === 0) throw new UsageError(ref ? `No company "${ref}"` : 'There is no company yet: start the service once to bootstrap');
-  if (rows.length > 1) throw new UsageError(ref ? `Several companies are named "${ref}": pass its id` : 'Several companies exist: pass --company');
+  if (rows.length === 0)
+    throw new UsageError(ref ? `No company "${ref}"` : 'There is no company yet: start the service once to bootstrap');
+  if (rows.length > 1)
+    throw new UsageError(
+      ref ? `Several companies are named "${ref}": pass its id` : 'Several companies exist: pass --company',
+    );
   return rows[0]!.id;
 }
 
@@ -58,8 +62,17 @@ const commands: Record<string, Command> = {
   },
 
   async 'keys create'(container, args) {
-    const { values } = parseArgs({ args, options: { email: { type: 'string' }, company: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' } } });
-    if (!values.email || !/^[^@\s]+@[^@\s]+$/.test(values.email)) throw new UsageError('--email must be an e-mail address');
+    const { values } = parseArgs({
+      args,
+      options: {
+        email: { type: 'string' },
+        company: { type: 'string' },
+        role: { type: 'string' },
+        name: { type: 'string' },
+      },
+    });
+    if (!values.email || !/^[^@\s]+@[^@\s]+$/.test(values.email))
+      throw new UsageError('--email must be an e-mail address');
     const role = (values.role ?? 'member') as Role;
     if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
     await migrateToLatest(container.db);
@@ -67,24 +80,37 @@ const commands: Record<string, Command> = {
     const key = generateSecret('sk_');
     const email = values.email.toLowerCase();
     await container.db.transaction().execute(async (trx) => {
-      const user = (await findUserByEmail(trx, email)) ?? (await insertUser(trx, { email, first_name: '', last_name: '' }));
+      const user =
+        (await findUserByEmail(trx, email)) ?? (await insertUser(trx, { email, first_name: '', last_name: '' }));
       if (companyId && !(await findMembership(trx, companyId, user.id))) {
         await insertMember(trx, { company_id: companyId, user_id: user.id, role });
       }
       if (companyId && !user.active_company_id) await setActiveCompany(trx, user.id, companyId);
-      await insertApiKey(trx, { user_id: user.id, name: values.name ?? 'cli', key_hash: hashSecret(key), key_hint: secretHint(key) });
+      await insertApiKey(trx, {
+        user_id: user.id,
+        name: values.name ?? 'cli',
+        key_hash: hashSecret(key),
+        key_hint: secretHint(key),
+      });
     });
     out(`API key for ${email} (shown once; send it as x-api-key):`);
     out(key);
   },
 
   async 'tokens create'(container, args) {
-    const { values } = parseArgs({ args, options: { company: { type: 'string' }, agent: { type: 'string' }, name: { type: 'string' } } });
+    const { values } = parseArgs({
+      args,
+      options: { company: { type: 'string' }, agent: { type: 'string' }, name: { type: 'string' } },
+    });
     if (values.agent && !UUID.test(values.agent)) throw new UsageError('--agent must be an agent id (UUID)');
     await migrateToLatest(container.db);
     let companyId: string;
     if (values.agent) {
-      const agent = await container.db.selectFrom('agents').select('company_id').where('id', '=', values.agent).executeTakeFirst();
+      const agent = await container.db
+        .selectFrom('agents')
+        .select('company_id')
+        .where('id', '=', values.agent)
+        .executeTakeFirst();
       if (!agent) throw new UsageError(`No agent ${values.agent}`);
       companyId = agent.company_id;
       if (values.company && (await resolveCompany(container, values.company)) !== companyId) {
@@ -97,19 +123,38 @@ const commands: Record<string, Command> = {
     const token = generateSecret('ct_');
     await container.db
       .insertInto('chat_tokens')
-      .values({ company_id: companyId, agent_id: values.agent ?? null, name: values.name ?? 'cli', token_hash: hashSecret(token), token_hint: secretHint(token), created_by: null })
+      .values({
+        company_id: companyId,
+        agent_id: values.agent ?? null,
+        name: values.name ?? 'cli',
+        token_hash: hashSecret(token),
+        token_hint: secretHint(token),
+        created_by: null,
+      })
       .execute();
-    out(`Chat token for company ${companyId}${values.agent ? `, agent ${values.agent}` : ''} (shown once; send it as x-api-token):`);
+    out(
+      `Chat token for company ${companyId}${values.agent ? `, agent ${values.agent}` : ''} (shown once; send it as x-api-token):`,
+    );
     out(token);
   },
 
   async seed(container, args) {
-    const { values } = parseArgs({ args, options: { demo: { type: 'boolean' }, company: { type: 'string' }, queries: { type: 'string' }, days: { type: 'string' } } });
+    const { values } = parseArgs({
+      args,
+      options: {
+        demo: { type: 'boolean' },
+        company: { type: 'string' },
+        queries: { type: 'string' },
+        days: { type: 'string' },
+      },
+    });
     if (!values.demo) throw new UsageError('seed needs --demo (the only kind of seed there is)');
     const queries = Number(values.queries ?? 2000);
     const days = Number(values.days ?? 180);
-    if (!Number.isInteger(queries) || queries < 1 || queries > 10_000_000) throw new UsageError('--queries must be an integer from 1 to 10000000');
-    if (!Number.isInteger(days) || days < 1 || days > 3650) throw new UsageError('--days must be an integer from 1 to 3650');
+    if (!Number.isInteger(queries) || queries < 1 || queries > 10_000_000)
+      throw new UsageError('--queries must be an integer from 1 to 10000000');
+    if (!Number.isInteger(days) || days < 1 || days > 3650)
+      throw new UsageError('--days must be an integer from 1 to 3650');
     await migrateToLatest(container.db);
     const companyId = await resolveCompany(container, values.company);
     const started = Date.now();
@@ -117,7 +162,9 @@ const commands: Record<string, Command> = {
       { db: container.db, clock: container.clock, notifications: container.notifications },
       { companyId, queries, days, onProgress: (done) => out(`  ${done} queries`) },
     );
-    out(`Seeded company ${companyId}: ${result.agents} agents, ${result.endUsers} end users, ${result.queries} support queries in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    out(
+      `Seeded company ${companyId}: ${result.agents} agents, ${result.endUsers} end users, ${result.queries} support queries in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   },
 
   async worker(container) {

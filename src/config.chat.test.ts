@@ -4,12 +4,19 @@ import { loadConfig } from './config.js';
 describe('LLM_PROVIDERS and CHAT_* configuration', () => {
   it('reads providers with defaults and the chat settings', () => {
     const config = loadConfig({
-      LLM_PROVIDERS: '[{"name":"openai","api_key":"sk-1","models":["gpt-4o-mini"]},{"name":"ollama","type":"openai-compatible","base_url":"http://127.0.0.1:11434/v1"}]',
+      LLM_PROVIDERS:
+        '[{"name":"openai","api_key":"sk-1","models":["gpt-4o-mini"]},{"name":"ollama","type":"openai-compatible","base_url":"http://127.0.0.1:11434/v1"}]',
       CHAT_HEARTBEAT_MS: '5000',
     });
     expect(config.chat.llmProviders).toEqual([
       { name: 'openai', type: 'openai', apiKey: 'sk-1', baseUrl: undefined, models: ['gpt-4o-mini'] },
-      { name: 'ollama', type: 'openai-compatible', apiKey: undefined, baseUrl: 'http://127.0.0.1:11434/v1', models: [] },
+      {
+        name: 'ollama',
+        type: 'openai-compatible',
+        apiKey: undefined,
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        models: [],
+      },
     ]);
     expect(config.chat).toMatchObject({ heartbeatMs: 5000, historyLimit: 20, retrievalTopK: 4 });
     expect(loadConfig({}).chat.llmProviders).toEqual([]);
@@ -38,11 +45,27 @@ describe('LLM_PROVIDERS and CHAT_* configuration', () => {
 describe('speech-to-text configuration', () => {
   it('chooses ElevenLabs with its key, else an OpenAI-compatible server at STT_URL, else a local model if present', () => {
     const eleven = loadConfig({ ELEVENLABS_API_KEY: 'xi-1' }).speech;
-    expect(eleven).toMatchObject({ provider: 'elevenlabs', explicit: false, elevenLabs: { apiKey: 'xi-1', baseUrl: 'https://api.elevenlabs.io', model: 'scribe_v2' }, timeoutMs: 60_000 });
+    expect(eleven).toMatchObject({
+      provider: 'elevenlabs',
+      explicit: false,
+      elevenLabs: { apiKey: 'xi-1', baseUrl: 'https://api.elevenlabs.io', model: 'scribe_v2' },
+      timeoutMs: 60_000,
+    });
     const whisper = loadConfig({ STT_URL: 'http://127.0.0.1:9000/v1', STT_MODEL: 'large-v3' }).speech;
-    expect(whisper).toMatchObject({ provider: 'openai-compatible', openAi: { url: 'http://127.0.0.1:9000/v1', apiKey: undefined, model: 'large-v3' } });
-    expect(loadConfig({}).speech).toMatchObject({ provider: 'local', explicit: false, local: { model: 'onnx-community/whisper-base' } });
-    expect(loadConfig({ STT_PROVIDER: 'local', STT_LOCAL_MODEL: 'Xenova/whisper-small' }).speech).toMatchObject({ provider: 'local', explicit: true, local: { model: 'Xenova/whisper-small' } });
+    expect(whisper).toMatchObject({
+      provider: 'openai-compatible',
+      openAi: { url: 'http://127.0.0.1:9000/v1', apiKey: undefined, model: 'large-v3' },
+    });
+    expect(loadConfig({}).speech).toMatchObject({
+      provider: 'local',
+      explicit: false,
+      local: { model: 'onnx-community/whisper-base' },
+    });
+    expect(loadConfig({ STT_PROVIDER: 'local', STT_LOCAL_MODEL: 'Xenova/whisper-small' }).speech).toMatchObject({
+      provider: 'local',
+      explicit: true,
+      local: { model: 'Xenova/whisper-small' },
+    });
     expect(loadConfig({ ELEVENLABS_API_KEY: 'xi-1', STT_PROVIDER: 'none' }).speech.provider).toBe('none');
   });
 

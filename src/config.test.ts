@@ -9,7 +9,14 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       invitationTtlDays: 7,
       bootstrap: { adminEmail: 'admin@example.com', apiKey: undefined, apiToken: undefined },
-      rateLimits: { insightsPerHour: 1000, insightsPerMinute: 100, publicPerMinute: 600, chatConversationsPerMinute: 100, chatMessagesPerMinute: 60, chatStreamsPerMinute: 30 },
+      rateLimits: {
+        insightsPerHour: 1000,
+        insightsPerMinute: 100,
+        publicPerMinute: 600,
+        chatConversationsPerMinute: 100,
+        chatMessagesPerMinute: 60,
+        chatStreamsPerMinute: 30,
+      },
     });
     expect(config.dataDir).toMatch(/\/data$/);
     expect(Object.isFrozen(config.rateLimits)).toBe(true);

@@ -62,7 +62,8 @@ function modelsDir(env: Env): string {
 
 function identifier(env: Env, name: string, fallback: string): string {
   const raw = str(env, name) ?? fallback;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(name, `must be a lower-case SQL identifier, got "${raw}"`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
+    throw new ConfigError(name, `must be a lower-case SQL identifier, got "${raw}"`);
   return raw;
 }
 
@@ -141,7 +142,8 @@ function llmProviders(env: Env): LlmProviderConfig[] {
       throw new ConfigError('LLM_PROVIDERS', `${where}: an openai-compatible provider needs base_url`);
     }
     const apiKey = item.api_key;
-    if (apiKey !== undefined && typeof apiKey !== 'string') throw new ConfigError('LLM_PROVIDERS', `${where}: api_key must be a string`);
+    if (apiKey !== undefined && typeof apiKey !== 'string')
+      throw new ConfigError('LLM_PROVIDERS', `${where}: api_key must be a string`);
     const models = item.models ?? [];
     if (!Array.isArray(models) || models.some((model) => typeof model !== 'string' || model === '')) {
       throw new ConfigError('LLM_PROVIDERS', `${where}: models must be an array of model names`);
@@ -181,9 +183,16 @@ export interface KnowledgeConfig {
 
 function knowledgeConfig(env: Env): KnowledgeConfig {
   const embeddingsUrl = url(env, 'EMBEDDINGS_URL', ['http:', 'https:']);
-  const provider = oneOf(env, 'EMBEDDINGS_PROVIDER', ['openai', 'local', 'none'] as const, embeddingsUrl ? 'openai' : 'local');
-  if (provider === 'openai' && !embeddingsUrl) throw new ConfigError('EMBEDDINGS_URL', 'is required when EMBEDDINGS_PROVIDER is openai');
-  const defaultModel = provider === 'openai' ? 'text-embedding-3-small' : 'Xenova/paraphrase-multilingual-MiniLM-L12-v2';
+  const provider = oneOf(
+    env,
+    'EMBEDDINGS_PROVIDER',
+    ['openai', 'local', 'none'] as const,
+    embeddingsUrl ? 'openai' : 'local',
+  );
+  if (provider === 'openai' && !embeddingsUrl)
+    throw new ConfigError('EMBEDDINGS_URL', 'is required when EMBEDDINGS_PROVIDER is openai');
+  const defaultModel =
+    provider === 'openai' ? 'text-embedding-3-small' : 'Xenova/paraphrase-multilingual-MiniLM-L12-v2';
   return {
     maxUploadBytes: int(env, 'MAX_UPLOAD_MB', 25, 1, 2048) * 1024 * 1024,
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
@@ -227,8 +236,10 @@ function speechConfig(env: Env): SpeechConfig {
   const sttUrl = url(env, 'STT_URL', ['http:', 'https:']);
   const implicit = elevenLabsKey ? 'elevenlabs' : sttUrl ? 'openai-compatible' : 'local';
   const provider = oneOf(env, 'STT_PROVIDER', STT_PROVIDERS, implicit);
-  if (provider === 'elevenlabs' && !elevenLabsKey) throw new ConfigError('ELEVENLABS_API_KEY', 'is required when STT_PROVIDER is elevenlabs');
-  if (provider === 'openai-compatible' && !sttUrl) throw new ConfigError('STT_URL', 'is required when STT_PROVIDER is openai-compatible');
+  if (provider === 'elevenlabs' && !elevenLabsKey)
+    throw new ConfigError('ELEVENLABS_API_KEY', 'is required when STT_PROVIDER is elevenlabs');
+  if (provider === 'openai-compatible' && !sttUrl)
+    throw new ConfigError('STT_URL', 'is required when STT_PROVIDER is openai-compatible');
   return {
     provider,
     explicit: str(env, 'STT_PROVIDER') !== undefined,

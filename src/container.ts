@@ -25,8 +25,14 @@ import { createAgentsService, type AgentsService } from './modules/agents/index.
 import type { LanguageModels } from './ports/llm.js';
 import { createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
 import { chatJobs } from './modules/chat/chat.escalation.js';
-import { createSupportQueriesService, type SupportQueriesService } from './modules/support-queries/support-queries.service.js';
-import { createTeamNotificationsService, type TeamNotificationsService } from './modules/team-notifications/team-notifications.service.js';
+import {
+  createSupportQueriesService,
+  type SupportQueriesService,
+} from './modules/support-queries/support-queries.service.js';
+import {
+  createTeamNotificationsService,
+  type TeamNotificationsService,
+} from './modules/team-notifications/team-notifications.service.js';
 import { deploymentJobs } from './modules/deployments/deployments.jobs.js';
 import { createDeploymentsService, type DeploymentsService } from './modules/deployments/deployments.service.js';
 
@@ -130,9 +136,23 @@ export function createContainer(options: ContainerOptions): Container {
   });
   const llm = createAiSdkLanguageModels({ providers: config.chat.llmProviders });
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
-  const agents = createAgentsService({ db, llm, collections: knowledge, performance: supportQueries, servingChanged: () => serving.clear() });
+  const agents = createAgentsService({
+    db,
+    llm,
+    collections: knowledge,
+    performance: supportQueries,
+    servingChanged: () => serving.clear(),
+  });
   const notifications = createTeamNotificationsService({ db, clock });
-  const deployments = createDeploymentsService({ db, queue, notifications, knowledge, publicBaseUrl: config.publicBaseUrl, log: log.child({ module: 'deployments' }), servingChanged: () => serving.clear() });
+  const deployments = createDeploymentsService({
+    db,
+    queue,
+    notifications,
+    knowledge,
+    publicBaseUrl: config.publicBaseUrl,
+    log: log.child({ module: 'deployments' }),
+    servingChanged: () => serving.clear(),
+  });
   for (const job of deploymentJobs(deployments)) queue.define(job);
 
   const chat = createChatModule({

@@ -24,14 +24,21 @@ export function createLogger(config: Readonly<Config>): Logger {
 }
 
 /** The database URL in force: DATABASE_URL, or an embedded server started under DATA_DIR. */
-export async function resolveDatabase(config: Readonly<Config>, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+export async function resolveDatabase(
+  config: Readonly<Config>,
+  log: Logger,
+): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
   log.info({ dataDir: config.dataDir }, 'DATABASE_URL is not set: starting the embedded PostgreSQL');
   const embedded = await startEmbeddedDatabase({ dataDir: config.dataDir, log: (message) => log.debug(message) });
   return { url: embedded.url, embedded };
 }
 
-export async function startServer(config: Readonly<Config>, log: Logger = createLogger(config), print: (text: string) => void = (text) => process.stdout.write(`${text}\n`)): Promise<RunningServer> {
+export async function startServer(
+  config: Readonly<Config>,
+  log: Logger = createLogger(config),
+  print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
+): Promise<RunningServer> {
   const { url: databaseUrl, embedded } = await resolveDatabase(config, log);
   let container: Container | undefined;
   try {

@@ -16,7 +16,8 @@ let t: TestApp;
 let base: string;
 let setup: ChatSetup;
 
-const REFUNDS = 'Q: How long do refunds take?\nA: Refunds are paid to the original card within 5 business days after we receive the item.';
+const REFUNDS =
+  'Q: How long do refunds take?\nA: Refunds are paid to the original card within 5 business days after we receive the item.';
 
 function audioFile(bytes: Uint8Array, name = 'question.wav', type = 'audio/wav') {
   return new File([bytes], name, { type });
@@ -32,16 +33,28 @@ async function postForm(path: string, fields: Record<string, string | File>, hea
 }
 
 async function messagesOf(conversationId: string) {
-  const res = await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${conversationId}/messages`, headers: setup.token });
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/api/v1/chat/conversations/${conversationId}/messages`,
+    headers: setup.token,
+  });
   return res.json<{ data: { role: string; content: string }[] }>().data;
 }
 
 beforeAll(async () => {
   peer = await startFakeSpeech();
-  t = await createTestApp({ EMBEDDINGS_PROVIDER: 'none', ELEVENLABS_API_KEY: peer.apiKey, ELEVENLABS_BASE_URL: peer.url, STT_TIMEOUT_MS: '1000' });
+  t = await createTestApp({
+    EMBEDDINGS_PROVIDER: 'none',
+    ELEVENLABS_API_KEY: peer.apiKey,
+    ELEVENLABS_BASE_URL: peer.url,
+    STT_TIMEOUT_MS: '1000',
+  });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   setup = await chatSetup(t.app, t.container);
-  const upload = await uploadArticle(t.app, setup.tenant.headers, { document_title: 'Returns and refunds', content: REFUNDS });
+  const upload = await uploadArticle(t.app, setup.tenant.headers, {
+    document_title: 'Returns and refunds',
+    content: REFUNDS,
+  });
   expect((await waitForTask(t, setup.tenant.headers, upload.task_id)).status).toBe('completed');
 }, 60_000);
 afterAll(async () => {
@@ -54,26 +67,47 @@ describe('audio turns through ElevenLabs speech-to-text', () => {
     const audio = toneWav(1);
     peer.hear(audio, 'How long does a refund take?');
     peer.requests.length = 0;
-    const events = await readChatStream(`${base}/api/v1/chat/agent/stream`, setup.token, { agent_key: setup.agentKey, audio: audioFile(audio) });
-    expect(events.map((e) => e.type)).toEqual(['start', 'transcribed_text', ...events.slice(2, -2).map(() => 'agent_text_chunk'), 'chunk', 'end']);
+    const events = await readChatStream(`${base}/api/v1/chat/agent/stream`, setup.token, {
+      agent_key: setup.agentKey,
+      audio: audioFile(audio),
+    });
+    expect(events.map((e) => e.type)).toEqual([
+      'start',
+      'transcribed_text',
+      ...events.slice(2, -2).map(() => 'agent_text_chunk'),
+      'chunk',
+      'end',
+    ]);
     expect(events[1]!.data.content).toBe('How long does a refund take?');
-    const answer = events.filter((e) => e.type === 'agent_text_chunk').map((e) => e.data.content).join('');
+    const answer = events
+      .filter((e) => e.type === 'agent_text_chunk')
+      .map((e) => e.data.content)
+      .join('');
     expect(answer).toContain('Refunds are paid to the original card within 5 business days');
     expect(events.at(-1)!.data.was_resolved).toBe(true);
-    expect(peer.requests).toEqual([{
-      protocol: 'elevenlabs',
-      credential: peer.apiKey,
-      fields: { model_id: 'scribe_v2', tag_audio_events: 'false' },
-      file: { name: 'question.wav', type: 'audio/wav', size: audio.length },
-    }]);
+    expect(peer.requests).toEqual([
+      {
+        protocol: 'elevenlabs',
+        credential: peer.apiKey,
+        fields: { model_id: 'scribe_v2', tag_audio_events: 'false' },
+        file: { name: 'question.wav', type: 'audio/wav', size: audio.length },
+      },
+    ]);
     const stored = await messagesOf(events[0]!.data.conversation_id);
-    expect(stored.map((m) => [m.role, m.content.slice(0, 28)])).toEqual([['user', 'How long does a refund take?'], ['assistant', answer.slice(0, 28)]]);
+    expect(stored.map((m) => [m.role, m.content.slice(0, 28)])).toEqual([
+      ['user', 'How long does a refund take?'],
+      ['assistant', answer.slice(0, 28)],
+    ]);
   });
 
   it('answers audio with a typed query as one message, without streaming', async () => {
     const audio = toneWav(2);
     peer.hear(audio, 'How long do refunds take');
-    const res = await postForm('/api/v1/chat/agent/chat', { agent_key: setup.agentKey, audio: audioFile(audio, 'clip.mp3', 'audio/mpeg'), query: 'to my card?' });
+    const res = await postForm('/api/v1/chat/agent/chat', {
+      agent_key: setup.agentKey,
+      audio: audioFile(audio, 'clip.mp3', 'audio/mpeg'),
+      query: 'to my card?',
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { conversation_id: string; agent_response_text: string; was_resolved: boolean };
     expect(body.was_resolved).toBe(true);
@@ -86,20 +120,35 @@ describe('audio turns through ElevenLabs speech-to-text', () => {
     const silence = toneWav(3);
     const res = await postForm('/api/v1/chat/agent/chat', { agent_key: setup.agentKey, audio: audioFile(silence) });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'ValidationError', message: 'The audio contained no speech', statusCode: 400 });
-    const events = await readChatStream(`${base}/api/v1/chat/agent/stream`, setup.token, { agent_key: setup.agentKey, audio: audioFile(silence) });
+    expect(await res.json()).toEqual({
+      error: 'ValidationError',
+      message: 'The audio contained no speech',
+      statusCode: 400,
+    });
+    const events = await readChatStream(`${base}/api/v1/chat/agent/stream`, setup.token, {
+      agent_key: setup.agentKey,
+      audio: audioFile(silence),
+    });
     expect(events.map((e) => e.type)).toEqual(['start', 'transcribed_text', 'error', 'end']);
     expect(events[2]!.data.content).toMatch(/no speech/);
   });
 
   it.each([
-    [422, 'The uploaded file is not a valid audio file', 400, "Invalid field 'audio': ElevenLabs answered 422: The uploaded file is not a valid audio file"],
+    [
+      422,
+      'The uploaded file is not a valid audio file',
+      400,
+      "Invalid field 'audio': ElevenLabs answered 422: The uploaded file is not a valid audio file",
+    ],
     [401, 'Invalid API key', 503, 'Speech-to-text failed: ElevenLabs answered 401: Invalid API key'],
     [500, 'Internal server error', 502, 'Speech-to-text failed: ElevenLabs answered 500: Internal server error'],
   ])('turns the provider answering %i into %#', async (status, message, expected, text) => {
     peer.script = () => ({ status, message });
     try {
-      const res = await postForm('/api/v1/chat/agent/chat', { agent_key: setup.agentKey, audio: audioFile(toneWav(4)) });
+      const res = await postForm('/api/v1/chat/agent/chat', {
+        agent_key: setup.agentKey,
+        audio: audioFile(toneWav(4)),
+      });
       expect(res.status).toBe(expected);
       expect(((await res.json()) as { message: string }).message).toBe(text);
     } finally {
@@ -111,7 +160,10 @@ describe('audio turns through ElevenLabs speech-to-text', () => {
     peer.script = () => ({ delayMs: 3000 });
     const aborted = peer.aborted;
     try {
-      const events = await readChatStream(`${base}/api/v1/chat/agent/stream`, setup.token, { agent_key: setup.agentKey, audio: audioFile(toneWav(5)) });
+      const events = await readChatStream(`${base}/api/v1/chat/agent/stream`, setup.token, {
+        agent_key: setup.agentKey,
+        audio: audioFile(toneWav(5)),
+      });
       expect(events.map((e) => e.type)).toEqual(['start', 'error', 'end']);
       expect(events[1]!.data.content).toBe('Speech-to-text failed: ElevenLabs did not answer within 1000 ms');
       await expect.poll(() => peer.aborted).toBe(aborted + 1);
@@ -129,7 +181,12 @@ describe('audio turns through ElevenLabs speech-to-text', () => {
       const form = new FormData();
       form.set('agent_key', setup.agentKey);
       form.set('audio', audioFile(toneWav(6)));
-      const res = await fetch(`${base}/api/v1/chat/agent/stream`, { method: 'POST', headers: setup.token, body: form, signal: controller.signal });
+      const res = await fetch(`${base}/api/v1/chat/agent/stream`, {
+        method: 'POST',
+        headers: setup.token,
+        body: form,
+        signal: controller.signal,
+      });
       expect(res.status).toBe(200);
       await expect.poll(() => peer.requests.length).toBe(before + 1);
       controller.abort();
@@ -143,7 +200,10 @@ describe('audio turns through ElevenLabs speech-to-text', () => {
     const before = peer.requests.length;
     const missing = await postForm('/api/v1/chat/agent/chat', { audio: audioFile(toneWav(7)) });
     expect(missing.status).toBe(400);
-    const unknown = await postForm('/api/v1/chat/agent/chat', { agent_key: `agent:${crypto.randomUUID()}:web:us-east`, audio: audioFile(toneWav(7)) });
+    const unknown = await postForm('/api/v1/chat/agent/chat', {
+      agent_key: `agent:${crypto.randomUUID()}:web:us-east`,
+      audio: audioFile(toneWav(7)),
+    });
     expect(unknown.status).toBe(404);
     expect(peer.requests.length).toBe(before);
   });
@@ -151,7 +211,12 @@ describe('audio turns through ElevenLabs speech-to-text', () => {
 
 describe('other speech-to-text engines', () => {
   it('speaks the OpenAI transcriptions protocol to STT_URL (Whisper servers)', async () => {
-    const other = await createTestApp({ EMBEDDINGS_PROVIDER: 'none', STT_URL: `${peer.url}/v1`, STT_API_KEY: peer.apiKey, STT_MODEL: 'whisper-large-v3' });
+    const other = await createTestApp({
+      EMBEDDINGS_PROVIDER: 'none',
+      STT_URL: `${peer.url}/v1`,
+      STT_API_KEY: peer.apiKey,
+      STT_MODEL: 'whisper-large-v3',
+    });
     try {
       const address = await other.app.listen({ port: 0, host: '127.0.0.1' });
       const mine = await chatSetup(other.app, other.container);
@@ -169,7 +234,11 @@ describe('other speech-to-text engines', () => {
         file: { name: 'question.wav', type: 'audio/wav', size: audio.length },
       });
       const { conversation_id } = (await res.json()) as { conversation_id: string };
-      const messages = await other.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${conversation_id}/messages`, headers: mine.token });
+      const messages = await other.app.inject({
+        method: 'GET',
+        url: `/api/v1/chat/conversations/${conversation_id}/messages`,
+        headers: mine.token,
+      });
       expect(messages.json().data[0].content).toBe('Hello there');
     } finally {
       await other.close();
@@ -177,7 +246,12 @@ describe('other speech-to-text engines', () => {
   });
 
   it('with a local Whisper model: reads only WAV (415), refuses a broken WAV (400), says which model is missing (503)', async () => {
-    const local = await createTestApp({ EMBEDDINGS_PROVIDER: 'none', STT_PROVIDER: 'local', MODELS_DIR: '/nonexistent-models', STT_LOCAL_MODEL: 'onnx-community/whisper-base' });
+    const local = await createTestApp({
+      EMBEDDINGS_PROVIDER: 'none',
+      STT_PROVIDER: 'local',
+      MODELS_DIR: '/nonexistent-models',
+      STT_LOCAL_MODEL: 'onnx-community/whisper-base',
+    });
     try {
       const address = await local.app.listen({ port: 0, host: '127.0.0.1' });
       const mine = await chatSetup(local.app, local.container);
@@ -185,17 +259,29 @@ describe('other speech-to-text engines', () => {
         const form = new FormData();
         form.set('agent_key', mine.agentKey);
         form.set('audio', file);
-        const res = await fetch(`${address}/api/v1/chat/agent/chat`, { method: 'POST', headers: mine.token, body: form });
+        const res = await fetch(`${address}/api/v1/chat/agent/chat`, {
+          method: 'POST',
+          headers: mine.token,
+          body: form,
+        });
         return { status: res.status, message: ((await res.json()) as { message: string }).message };
       };
-      expect(await send(audioFile(new Uint8Array([0xff, 0xfb, 0x90, 0x44, 0, 0, 0, 0]), 'clip.mp3', 'audio/mpeg'))).toEqual({
+      expect(
+        await send(audioFile(new Uint8Array([0xff, 0xfb, 0x90, 0x44, 0, 0, 0, 0]), 'clip.mp3', 'audio/mpeg')),
+      ).toEqual({
         status: 415,
-        message: "Invalid field 'audio': The local speech-to-text model reads WAV audio only: send a WAV file, or configure ElevenLabs or an OpenAI-compatible speech-to-text server for other formats",
+        message:
+          "Invalid field 'audio': The local speech-to-text model reads WAV audio only: send a WAV file, or configure ElevenLabs or an OpenAI-compatible speech-to-text server for other formats",
       });
-      expect(await send(audioFile(toneWav(9).slice(0, 36)))).toEqual({ status: 400, message: "Invalid field 'audio': The WAV file has no data chunk" });
+      expect(await send(audioFile(toneWav(9).slice(0, 36)))).toEqual({
+        status: 400,
+        message: "Invalid field 'audio': The WAV file has no data chunk",
+      });
       const missing = await send(audioFile(toneWav(9)));
       expect(missing.status).toBe(503);
-      expect(missing.message).toMatch(/^Speech-to-text failed: Whisper model onnx-community\/whisper-base could not be loaded from \/nonexistent-models: /);
+      expect(missing.message).toMatch(
+        /^Speech-to-text failed: Whisper model onnx-community\/whisper-base could not be loaded from \/nonexistent-models: /,
+      );
     } finally {
       await local.close();
     }
@@ -211,7 +297,11 @@ describe('other speech-to-text engines', () => {
       form.set('audio', audioFile(toneWav(10)));
       const res = await fetch(`${address}/api/v1/chat/agent/chat`, { method: 'POST', headers: mine.token, body: form });
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ error: 'ServiceUnavailable', message: 'Speech-to-text is not configured (STT_PROVIDER=none): audio cannot be sent', statusCode: 503 });
+      expect(await res.json()).toEqual({
+        error: 'ServiceUnavailable',
+        message: 'Speech-to-text is not configured (STT_PROVIDER=none): audio cannot be sent',
+        statusCode: 503,
+      });
     } finally {
       await none.close();
     }

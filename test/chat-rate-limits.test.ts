@@ -33,18 +33,39 @@ describe('chat rate limits per token', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Another token of the same company has its own counter.
     const fresh = (await tenant.chatToken()).headers;
-    expect((await t.app.inject({ method, url, headers: fresh, ...(payload ? { payload } : {}) })).statusCode).not.toBe(429);
+    expect((await t.app.inject({ method, url, headers: fresh, ...(payload ? { payload } : {}) })).statusCode).not.toBe(
+      429,
+    );
   });
 
   it('counts the three kinds separately', async () => {
     const tenant = await createTenant(t.container);
     const { headers } = await tenant.chatToken();
-    await burst(30, () => t.app.inject({ method: 'POST', url: '/api/v1/chat/agent/stream', headers, payload: { agent_key: 'bad', query: 'x' } }));
-    const stream = await t.app.inject({ method: 'POST', url: '/api/v1/chat/agent/stream', headers, payload: { agent_key: 'bad', query: 'x' } });
+    await burst(30, () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/chat/agent/stream',
+        headers,
+        payload: { agent_key: 'bad', query: 'x' },
+      }),
+    );
+    const stream = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/chat/agent/stream',
+      headers,
+      payload: { agent_key: 'bad', query: 'x' },
+    });
     expect(stream.statusCode).toBe(429);
-    const chatRes = await t.app.inject({ method: 'POST', url: '/api/v1/chat/agent/chat', headers, payload: { agent_key: 'bad', query: 'x' } });
+    const chatRes = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/chat/agent/chat',
+      headers,
+      payload: { agent_key: 'bad', query: 'x' },
+    });
     expect(chatRes.statusCode).toBe(400);
     expect(chatRes.headers['ratelimit-remaining']).toBe('59');
-    expect((await t.app.inject({ method: 'GET', url: '/api/v1/chat/conversations', headers })).headers['ratelimit-limit']).toBe('100');
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/chat/conversations', headers })).headers['ratelimit-limit'],
+    ).toBe('100');
   });
 });

@@ -42,10 +42,15 @@ async function systemPromptOf(app: TestApp, setup: Awaited<ReturnType<typeof cha
 }
 
 describe('serving cache of chat turns', () => {
-  it('uses an agent\'s new instructions at once here and as soon as the notification lands there', async () => {
+  it("uses an agent's new instructions at once here and as soon as the notification lands there", async () => {
     const setup = await chatSetup(here.app, here.container, agent);
     for (const app of [here, there, there]) expect(await systemPromptOf(app, setup)).toContain('pirate');
-    const patched = await here.app.inject({ method: 'PATCH', url: `/api/public/agents/${setup.agentId}`, headers: setup.tenant.headers, payload: { instructions: 'Answer like a robot.' } });
+    const patched = await here.app.inject({
+      method: 'PATCH',
+      url: `/api/public/agents/${setup.agentId}`,
+      headers: setup.tenant.headers,
+      payload: { instructions: 'Answer like a robot.' },
+    });
     expect(patched.statusCode).toBe(200);
     expect(await systemPromptOf(here, setup)).toContain('robot');
     expect(await eventually(async () => (await systemPromptOf(there, setup)).includes('robot'))).toBe(true);
@@ -62,7 +67,11 @@ describe('serving cache of chat turns', () => {
     expect((await chat(here.app, setup, { query: 'hi' })).statusCode).toBe(200);
     expect(await eventually(async () => (await chat(there.app, setup, { query: 'hi' })).statusCode === 200)).toBe(true);
 
-    const deleted = await here.app.inject({ method: 'DELETE', url: `/api/public/agents/${setup.agentId}`, headers: setup.tenant.headers });
+    const deleted = await here.app.inject({
+      method: 'DELETE',
+      url: `/api/public/agents/${setup.agentId}`,
+      headers: setup.tenant.headers,
+    });
     expect(deleted.statusCode).toBe(204);
     expect((await chat(here.app, setup, { query: 'hi' })).statusCode).toBe(404);
     expect(await eventually(async () => (await chat(there.app, setup, { query: 'hi' })).statusCode === 404)).toBe(true);
@@ -71,7 +80,11 @@ describe('serving cache of chat turns', () => {
   it('sees a deployment changed behind the service (a direct SQL update) through the notification', async () => {
     const setup = await chatSetup(here.app, here.container, agent);
     expect((await chat(here.app, setup, { query: 'hi' })).statusCode).toBe(200);
-    await here.container.db.updateTable('deployments').set({ status: 'paused' }).where('id', '=', setup.deploymentId).execute();
+    await here.container.db
+      .updateTable('deployments')
+      .set({ status: 'paused' })
+      .where('id', '=', setup.deploymentId)
+      .execute();
     expect(await eventually(async () => (await chat(here.app, setup, { query: 'hi' })).statusCode === 409)).toBe(true);
   });
 });

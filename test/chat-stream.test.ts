@@ -37,16 +37,35 @@ describe('POST /agent/stream', () => {
       setTimeout(() => (lastTokenSentAt = Date.now()), 4 * 150);
       return { tokens, delayMs: 150 };
     };
-    const events = await readChatStream(streamUrl(), setup.token, { agent_key: setup.agentKey, query: 'What is the answer?' });
-    expect(events.map((event) => event.type)).toEqual(['start', 'agent_text_chunk', 'agent_text_chunk', 'agent_text_chunk', 'agent_text_chunk', 'end']);
+    const events = await readChatStream(streamUrl(), setup.token, {
+      agent_key: setup.agentKey,
+      query: 'What is the answer?',
+    });
+    expect(events.map((event) => event.type)).toEqual([
+      'start',
+      'agent_text_chunk',
+      'agent_text_chunk',
+      'agent_text_chunk',
+      'agent_text_chunk',
+      'end',
+    ]);
     expect(events.filter((e) => e.type === 'agent_text_chunk').map((e) => e.data.content)).toEqual(tokens);
     const conversationId = events[0]!.data.conversation_id;
-    expect(events.every((event) => event.data.conversation_id === conversationId && event.data.type === event.type)).toBe(true);
+    expect(
+      events.every((event) => event.data.conversation_id === conversationId && event.data.type === event.type),
+    ).toBe(true);
     // The first token reached the client while the provider was still producing the rest.
     expect(events[1]!.at).toBeLessThan(lastTokenSentAt);
     expect(events[5]!.data).toMatchObject({ was_resolved: true, content: '' });
-    const messages = await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${conversationId}/messages`, headers: setup.token });
-    expect(messages.json().data.map((m: { content: string }) => m.content)).toEqual(['What is the answer?', 'The answer is 42.']);
+    const messages = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/chat/conversations/${conversationId}/messages`,
+      headers: setup.token,
+    });
+    expect(messages.json().data.map((m: { content: string }) => m.content)).toEqual([
+      'What is the answer?',
+      'The answer is 42.',
+    ]);
   });
 
   it('sends heartbeat comments while the model is slow, with SSE headers and rate-limit headers', async () => {
@@ -55,7 +74,11 @@ describe('POST /agent/stream', () => {
     const body = new FormData();
     body.set('agent_key', setup.agentKey);
     body.set('query', 'take your time');
-    const res = await fetch(streamUrl(), { method: 'POST', headers: { ...setup.token, accept: 'text/event-stream' }, body });
+    const res = await fetch(streamUrl(), {
+      method: 'POST',
+      headers: { ...setup.token, accept: 'text/event-stream' },
+      body,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(res.headers.get('ratelimit-limit')).toBe('30');
@@ -91,11 +114,24 @@ describe('POST /agent/stream', () => {
     controller.abort();
     await waitFor(() => fake.aborted > abortedBefore);
     await waitFor(async () => {
-      const page = await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${conversationId}/messages`, headers: setup.token });
+      const page = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/chat/conversations/${conversationId}/messages`,
+        headers: setup.token,
+      });
       return page.json().data.length === 2;
     });
-    const page = await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${conversationId}/messages`, headers: setup.token });
-    expect(page.json().data[1]).toMatchObject({ role: 'assistant', content: 'partial', finish_reason: 'aborted', was_resolved: false });
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/chat/conversations/${conversationId}/messages`,
+      headers: setup.token,
+    });
+    expect(page.json().data[1]).toMatchObject({
+      role: 'assistant',
+      content: 'partial',
+      finish_reason: 'aborted',
+      was_resolved: false,
+    });
   });
 
   it('stops the model call when the client of a non-streaming chat goes away', async () => {
@@ -105,7 +141,9 @@ describe('POST /agent/stream', () => {
     const requestsBefore = fake.requests.length;
     const controller = new AbortController();
     const pending = fetch(`${base}/api/v1/chat/agent/chat`, {
-      method: 'POST', headers: { ...setup.token, 'content-type': 'application/json' }, signal: controller.signal,
+      method: 'POST',
+      headers: { ...setup.token, 'content-type': 'application/json' },
+      signal: controller.signal,
       body: JSON.stringify({ agent_key: setup.agentKey, query: 'long question' }),
     }).catch((error: Error) => error);
     await waitFor(() => fake.requests.length > requestsBefore);
@@ -138,11 +176,15 @@ describe('POST /agent/stream', () => {
   it('refuses a broken multipart body with 400 in the chat shape', async () => {
     const setup = await chatSetup(t.app, t.container, llmAgent);
     const broken = await fetch(streamUrl(), {
-      method: 'POST', headers: { ...setup.token, 'content-type': 'multipart/form-data; boundary=xyz' },
+      method: 'POST',
+      headers: { ...setup.token, 'content-type': 'multipart/form-data; boundary=xyz' },
       body: '--xyz\r\nContent-Disposition: form-data; name="query"\r\n\r\nno closing boundary',
     });
     expect(broken.status).toBe(400);
-    expect(await broken.json()).toMatchObject({ error: 'ValidationError', statusCode: 400, message: expect.stringMatching(/multipart form could not be read/) });
-
+    expect(await broken.json()).toMatchObject({
+      error: 'ValidationError',
+      statusCode: 400,
+      message: expect.stringMatching(/multipart form could not be read/),
+    });
   });
 });

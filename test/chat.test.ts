@@ -18,16 +18,26 @@ afterAll(async () => {
 const llmAgent = { model: 'fake:gpt-test', instructions: 'Answer like a pirate.', temperature: 0.3 };
 
 describe('POST /agent/chat', () => {
-  it('answers with the model\'s text and passes the client\'s history and the agent\'s instructions', async () => {
+  it("answers with the model's text and passes the client's history and the agent's instructions", async () => {
     const setup = await chatSetup(t.app, t.container, llmAgent);
     fake.reply = () => ({ tokens: ['Ahoy', ', ', 'matey', '.'] });
     const before = fake.requests.length;
-    const history = [{ role: 'user', content: 'Hi, I am Sam.' }, { role: 'assistant', content: 'Hello Sam.' }];
-    const res = await chat(t.app, setup, { query: 'What is my name?', messages: JSON.stringify(history), user: 'sam-1' });
+    const history = [
+      { role: 'user', content: 'Hi, I am Sam.' },
+      { role: 'assistant', content: 'Hello Sam.' },
+    ];
+    const res = await chat(t.app, setup, {
+      query: 'What is my name?',
+      messages: JSON.stringify(history),
+      user: 'sam-1',
+    });
     // A JSON body may also send the array itself.
     const asArray = await chat(t.app, setup, { query: 'What is my name?', messages: history });
     expect(asArray.statusCode).toBe(200);
-    expect(fake.requests.at(-1)!.messages.slice(1)).toEqual([...history, { role: 'user', content: 'What is my name?' }]);
+    expect(fake.requests.at(-1)!.messages.slice(1)).toEqual([
+      ...history,
+      { role: 'user', content: 'What is my name?' },
+    ]);
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({ agent_response_text: 'Ahoy, matey.', was_resolved: true });
@@ -53,44 +63,119 @@ describe('POST /agent/chat', () => {
       { role: 'assistant', content: 'turn 2' },
       { role: 'user', content: 'Second question' },
     ]);
-    const page1 = await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${first.conversation_id}/messages?limit=3`, headers: setup.token });
+    const page1 = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/chat/conversations/${first.conversation_id}/messages?limit=3`,
+      headers: setup.token,
+    });
     expect(page1.statusCode).toBe(200);
-    expect(page1.json().data.map((m: { content: string }) => m.content)).toEqual(['First question', 'turn 2', 'Second question']);
-    const page2 = await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${first.conversation_id}/messages?limit=3&cursor=${page1.json().next_cursor}`, headers: setup.token });
-    expect(page2.json()).toMatchObject({ next_cursor: null, data: [{ role: 'assistant', content: 'turn 4', was_resolved: true, model: 'fake:gpt-test', finish_reason: 'stop' }] });
-    const newest = await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${first.conversation_id}/messages?limit=1&order=desc`, headers: setup.token });
+    expect(page1.json().data.map((m: { content: string }) => m.content)).toEqual([
+      'First question',
+      'turn 2',
+      'Second question',
+    ]);
+    const page2 = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/chat/conversations/${first.conversation_id}/messages?limit=3&cursor=${page1.json().next_cursor}`,
+      headers: setup.token,
+    });
+    expect(page2.json()).toMatchObject({
+      next_cursor: null,
+      data: [
+        { role: 'assistant', content: 'turn 4', was_resolved: true, model: 'fake:gpt-test', finish_reason: 'stop' },
+      ],
+    });
+    const newest = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/chat/conversations/${first.conversation_id}/messages?limit=1&order=desc`,
+      headers: setup.token,
+    });
     expect(newest.json().data[0].content).toBe('turn 4');
-    const bad = await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${first.conversation_id}/messages?cursor=zzz`, headers: setup.token });
+    const bad = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/chat/conversations/${first.conversation_id}/messages?cursor=zzz`,
+      headers: setup.token,
+    });
     expect(bad.statusCode).toBe(400);
 
-    const conversation = (await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${first.conversation_id}`, headers: setup.token })).json();
-    expect(conversation).toMatchObject({ message_count: 4, user: 'u-42', channel: 'web', region: 'us-east', deployment_id: setup.deploymentId, status: 'open' });
-    const query = await t.app.inject({ method: 'GET', url: `/customer-support/${conversation.support_query_id}`, headers: setup.tenant.headers });
+    const conversation = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/chat/conversations/${first.conversation_id}`,
+        headers: setup.token,
+      })
+    ).json();
+    expect(conversation).toMatchObject({
+      message_count: 4,
+      user: 'u-42',
+      channel: 'web',
+      region: 'us-east',
+      deployment_id: setup.deploymentId,
+      status: 'open',
+    });
+    const query = await t.app.inject({
+      method: 'GET',
+      url: `/customer-support/${conversation.support_query_id}`,
+      headers: setup.tenant.headers,
+    });
     expect(query.statusCode).toBe(200);
-    expect(query.json()).toMatchObject({ conversation_id: first.conversation_id, agent_id: setup.agentId, subject: 'First question', status: 'resolved' });
+    expect(query.json()).toMatchObject({
+      conversation_id: first.conversation_id,
+      agent_id: setup.agentId,
+      subject: 'First question',
+      status: 'resolved',
+    });
     expect(query.json().metadata.agent_actions_count).toBe(2);
   });
 
-  it('turns a provider failure into 502 and keeps the user\'s message', async () => {
+  it("turns a provider failure into 502 and keeps the user's message", async () => {
     const setup = await chatSetup(t.app, t.container, llmAgent);
     fake.reply = () => ({ status: 500 });
     const res = await chat(t.app, setup, { query: 'Anyone there?' });
     expect(res.statusCode).toBe(502);
     expect(res.json()).toMatchObject({ error: 'BadGateway', statusCode: 502 });
     expect(res.json().message).toMatch(/provider failed \(HTTP 500\)/);
-    const logs = await t.app.inject({ method: 'GET', url: `/api/public/deployments/${setup.deploymentId}/logs`, headers: setup.tenant.headers });
-    expect(logs.json().logs.some((log: { level: string; message: string }) => log.level === 'error' && log.message.startsWith('Chat turn failed: The language model provider failed'))).toBe(true);
-    const list = (await t.app.inject({ method: 'GET', url: '/api/v1/chat/conversations', headers: setup.token })).json();
-    const messages = (await t.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${list.data[0].id}/messages`, headers: setup.token })).json();
-    expect(messages.data.map((m: { role: string; finish_reason: string | null }) => [m.role, m.finish_reason])).toEqual([['user', null], ['assistant', 'error']]);
+    const logs = await t.app.inject({
+      method: 'GET',
+      url: `/api/public/deployments/${setup.deploymentId}/logs`,
+      headers: setup.tenant.headers,
+    });
+    expect(
+      logs
+        .json()
+        .logs.some(
+          (log: { level: string; message: string }) =>
+            log.level === 'error' && log.message.startsWith('Chat turn failed: The language model provider failed'),
+        ),
+    ).toBe(true);
+    const list = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/chat/conversations', headers: setup.token })
+    ).json();
+    const messages = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/chat/conversations/${list.data[0].id}/messages`,
+        headers: setup.token,
+      })
+    ).json();
+    expect(messages.data.map((m: { role: string; finish_reason: string | null }) => [m.role, m.finish_reason])).toEqual(
+      [
+        ['user', null],
+        ['assistant', 'error'],
+      ],
+    );
   });
 
   it('escalates when the model says it cannot answer, and tells the team', async () => {
     const setup = await chatSetup(t.app, t.container, llmAgent);
     fake.reply = () => ({ tokens: ['I do not know that.', ' [ESC', 'ALATE]'] });
-    const res = await chat(t.app, setup, { query: 'What is the CEO\'s shoe size?' });
+    const res = await chat(t.app, setup, { query: "What is the CEO's shoe size?" });
     expect(res.json()).toMatchObject({ agent_response_text: 'I do not know that.', was_resolved: false });
-    const notes = await t.app.inject({ method: 'GET', url: '/team-notifications?notification_type=agent_action', headers: setup.tenant.headers });
+    const notes = await t.app.inject({
+      method: 'GET',
+      url: '/team-notifications?notification_type=agent_action',
+      headers: setup.tenant.headers,
+    });
     expect(notes.json().data[0]).toMatchObject({ title: 'Helper escalated a conversation', priority: 'high' });
   });
 
@@ -109,8 +194,12 @@ describe('POST /agent/chat', () => {
 
   it('needs a deployment for the channel and region, and an active one', async () => {
     const setup = await chatSetup(t.app, t.container);
-    expect((await chat(t.app, { ...setup, agentKey: `agent:${setup.agentId}:slack:us-east` }, { query: 'hi' })).statusCode).toBe(404);
-    expect((await chat(t.app, { ...setup, agentKey: `agent:${setup.agentId}:web:eu-west` }, { query: 'hi' })).statusCode).toBe(404);
+    expect(
+      (await chat(t.app, { ...setup, agentKey: `agent:${setup.agentId}:slack:us-east` }, { query: 'hi' })).statusCode,
+    ).toBe(404);
+    expect(
+      (await chat(t.app, { ...setup, agentKey: `agent:${setup.agentId}:web:eu-west` }, { query: 'hi' })).statusCode,
+    ).toBe(404);
     const paused = await chatSetup(t.app, t.container, {}, { status: 'paused' });
     const res = await chat(t.app, paused, { query: 'hi' });
     expect(res.statusCode).toBe(409);
@@ -123,12 +212,33 @@ describe('POST /agent/chat', () => {
     const strangerToken = (await stranger.chatToken()).headers;
     expect((await chat(t.app, { ...setup, token: strangerToken }, { query: 'hi' })).statusCode).toBe(404);
     const bound = await chatSetup(t.app, t.container, {}, { bound: true });
-    const otherAgent = (await t.app.inject({ method: 'POST', url: '/api/public/agents', headers: bound.tenant.headers, payload: { title: 'Other' } })).json();
-    const res = await chat(t.app, { token: bound.token, agentKey: `agent:${otherAgent.id}:web:us-east` }, { query: 'hi' });
+    const otherAgent = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/public/agents',
+        headers: bound.tenant.headers,
+        payload: { title: 'Other' },
+      })
+    ).json();
+    const res = await chat(
+      t.app,
+      { token: bound.token, agentKey: `agent:${otherAgent.id}:web:us-east` },
+      { query: 'hi' },
+    );
     expect(res.statusCode).toBe(403);
     expect(res.json().message).toMatch(/bound to agent/);
-    expect((await chat(t.app, { ...setup, token: { 'x-api-token': 'ct_wrong' } }, { query: 'hi' })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/chat/agent/chat', payload: { agent_key: setup.agentKey, query: 'x' } })).statusCode).toBe(401);
+    expect((await chat(t.app, { ...setup, token: { 'x-api-token': 'ct_wrong' } }, { query: 'hi' })).statusCode).toBe(
+      401,
+    );
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/chat/agent/chat',
+          payload: { agent_key: setup.agentKey, query: 'x' },
+        })
+      ).statusCode,
+    ).toBe(401);
   });
 
   it.each([
@@ -150,28 +260,48 @@ describe('POST /agent/chat', () => {
   it('refuses unknown and closed conversations', async () => {
     const setup = await chatSetup(t.app, t.container, llmAgent);
     fake.reply = () => ({ tokens: ['ok'] });
-    expect((await chat(t.app, setup, { query: 'hi', conversation_id: '00000000-0000-4000-8000-000000000000' })).statusCode).toBe(404);
+    expect(
+      (await chat(t.app, setup, { query: 'hi', conversation_id: '00000000-0000-4000-8000-000000000000' })).statusCode,
+    ).toBe(404);
     const { conversation_id } = (await chat(t.app, setup, { query: 'hi' })).json();
-    const closed = await t.app.inject({ method: 'PATCH', url: `/api/v1/chat/conversations/${conversation_id}`, headers: setup.token, payload: { status: 'closed', title: 'Done' } });
+    const closed = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/chat/conversations/${conversation_id}`,
+      headers: setup.token,
+      payload: { status: 'closed', title: 'Done' },
+    });
     expect(closed.json()).toMatchObject({ status: 'closed', title: 'Done' });
     const res = await chat(t.app, setup, { query: 'again', conversation_id });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toMatch(/is closed/);
-    const reopen = await t.app.inject({ method: 'PATCH', url: `/api/v1/chat/conversations/${conversation_id}`, headers: setup.token, payload: { status: 'open' } });
+    const reopen = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/chat/conversations/${conversation_id}`,
+      headers: setup.token,
+      payload: { status: 'open' },
+    });
     expect(reopen.statusCode).toBe(409);
-    const query = await t.app.inject({ method: 'GET', url: `/customer-support/${closed.json().support_query_id}`, headers: setup.tenant.headers });
+    const query = await t.app.inject({
+      method: 'GET',
+      url: `/customer-support/${closed.json().support_query_id}`,
+      headers: setup.tenant.headers,
+    });
     expect(query.json().status).toBe('closed');
   });
 
   it('says what to configure when audio is sent without speech-to-text', async () => {
     const setup = await chatSetup(t.app, t.container);
-    const address = await t.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`);
+    const address = await t.app
+      .listen({ port: 0, host: '127.0.0.1' })
+      .catch(() => `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`);
     const form = new FormData();
     form.set('agent_key', setup.agentKey);
     form.set('audio', new Blob([new Uint8Array(64)], { type: 'audio/wav' }), 'hello.wav');
     const res = await fetch(`${address}/api/v1/chat/agent/chat`, { method: 'POST', headers: setup.token, body: form });
     expect(res.status).toBe(503);
-    expect(((await res.json()) as { message: string }).message).toMatch(/Speech-to-text is not configured: set ELEVENLABS_API_KEY/);
+    expect(((await res.json()) as { message: string }).message).toMatch(
+      /Speech-to-text is not configured: set ELEVENLABS_API_KEY/,
+    );
   });
 });
 
@@ -184,14 +314,22 @@ describe('chat form limits', () => {
       const form = new FormData();
       form.set('agent_key', setup.agentKey);
       form.set('audio', new Blob([new Uint8Array(4096)], { type: 'audio/wav' }), 'big.wav');
-      const res = await fetch(`${address}/api/v1/chat/agent/chat`, { method: 'POST', headers: setup.token, body: form });
+      const res = await fetch(`${address}/api/v1/chat/agent/chat`, {
+        method: 'POST',
+        headers: setup.token,
+        body: form,
+      });
       expect(res.status).toBe(413);
       expect(Object.keys((await res.json()) as object).sort()).toEqual(['error', 'message', 'statusCode']);
       // A form past the limit of the whole body (the audio limit and 1 MiB for the text fields).
       const huge = new FormData();
       huge.set('agent_key', setup.agentKey);
       huge.set('messages', `[${'"x",'.repeat(300_000)}"x"]`);
-      const tooLarge = await fetch(`${address}/api/v1/chat/agent/chat`, { method: 'POST', headers: setup.token, body: huge });
+      const tooLarge = await fetch(`${address}/api/v1/chat/agent/chat`, {
+        method: 'POST',
+        headers: setup.token,
+        body: huge,
+      });
       expect(tooLarge.status).toBe(413);
       expect(Object.keys((await tooLarge.json()) as object).sort()).toEqual(['error', 'message', 'statusCode']);
     } finally {
@@ -206,10 +344,24 @@ describe('chat form limits', () => {
       fake.reply = () => ({ tokens: ['Let me think', ' forever'], hangAfter: 1 });
       const res = await chat(quick.app, setup, { query: 'Slow question' });
       expect(res.statusCode).toBe(504);
-      expect(res.json()).toMatchObject({ error: 'GatewayTimeout', statusCode: 504, message: 'The agent did not answer within 1000 ms' });
-      const list = (await quick.app.inject({ method: 'GET', url: '/api/v1/chat/conversations', headers: setup.token })).json();
-      const messages = await quick.app.inject({ method: 'GET', url: `/api/v1/chat/conversations/${list.data[0].id}/messages`, headers: setup.token });
-      expect(messages.json().data[1]).toMatchObject({ content: 'Let me think', finish_reason: 'error', was_resolved: false });
+      expect(res.json()).toMatchObject({
+        error: 'GatewayTimeout',
+        statusCode: 504,
+        message: 'The agent did not answer within 1000 ms',
+      });
+      const list = (
+        await quick.app.inject({ method: 'GET', url: '/api/v1/chat/conversations', headers: setup.token })
+      ).json();
+      const messages = await quick.app.inject({
+        method: 'GET',
+        url: `/api/v1/chat/conversations/${list.data[0].id}/messages`,
+        headers: setup.token,
+      });
+      expect(messages.json().data[1]).toMatchObject({
+        content: 'Let me think',
+        finish_reason: 'error',
+        was_resolved: false,
+      });
     } finally {
       await quick.close();
     }
@@ -217,7 +369,9 @@ describe('chat form limits', () => {
 
   it('refuses a repeated text field', async () => {
     const setup = await chatSetup(t.app, t.container);
-    const address = t.app.server.listening ? `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}` : await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.listening
+      ? `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
+      : await t.app.listen({ port: 0, host: '127.0.0.1' });
     const form = new FormData();
     form.set('agent_key', setup.agentKey);
     form.append('query', 'one');

@@ -10,8 +10,18 @@ afterAll(async () => t.close());
 
 const json = (headers: Record<string, string>) => ({ ...headers, 'content-type': 'application/json' });
 
-async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string>, payload?: unknown) {
-  const res = await t.app.inject({ method, url, headers: payload === undefined ? headers : json(headers), ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+async function call(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  headers: Record<string, string>,
+  payload?: unknown,
+) {
+  const res = await t.app.inject({
+    method,
+    url,
+    headers: payload === undefined ? headers : json(headers),
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  });
   return { status: res.statusCode, body: res.body ? res.json() : null, headers: res.headers };
 }
 
@@ -30,13 +40,20 @@ describe('companies', () => {
       working_hours: 'Sun–Thu 09:00–17:00',
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'Acme Support', industry: 'retail', contact_phone: null, address: null });
+    expect(created.body).toMatchObject({
+      name: 'Acme Support',
+      industry: 'retail',
+      contact_phone: null,
+      address: null,
+    });
     expect(created.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     const list = await call('GET', '/api/public/companies', tenant.headers);
     expect(list.status).toBe(200);
     expect(list.body.total).toBe(2);
-    expect(list.body.data.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining([tenant.companyId, created.body.id]));
+    expect(list.body.data.map((c: { id: string }) => c.id)).toEqual(
+      expect.arrayContaining([tenant.companyId, created.body.id]),
+    );
 
     const current = await call('GET', '/api/public/companies/current', tenant.headers);
     expect(current.body.id).toBe(tenant.companyId);
@@ -51,7 +68,10 @@ describe('companies', () => {
   });
 
   it('updates the current company (admin) and leaves unspecified fields alone', async () => {
-    const res = await call('PUT', '/api/public/companies', tenant.headers, { contact_phone: '+966 11 000 0000', address: null });
+    const res = await call('PUT', '/api/public/companies', tenant.headers, {
+      contact_phone: '+966 11 000 0000',
+      address: null,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: tenant.companyId, contact_phone: '+966 11 000 0000', address: null });
     expect(res.body.name).toMatch(/^Company /);
@@ -73,13 +93,28 @@ describe('companies', () => {
       expect(res.body.status_code).toBe(400);
       expect(res.body.detail).toContain(message);
     }
-    const notJson = await t.app.inject({ method: 'POST', url: '/api/public/companies', headers: json(tenant.headers), payload: '{"name":' });
+    const notJson = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/companies',
+      headers: json(tenant.headers),
+      payload: '{"name":',
+    });
     expect(notJson.statusCode).toBe(400);
     expect(notJson.json()).toMatchObject({ status_code: 400 });
-    const xml = await t.app.inject({ method: 'POST', url: '/api/public/companies', headers: { ...tenant.headers, 'content-type': 'application/xml' }, payload: '<a/>' });
+    const xml = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/companies',
+      headers: { ...tenant.headers, 'content-type': 'application/xml' },
+      payload: '<a/>',
+    });
     expect(xml.statusCode).toBe(415);
     expect(xml.json()).toMatchObject({ status_code: 415 });
-    const huge = await t.app.inject({ method: 'POST', url: '/api/public/companies', headers: json(tenant.headers), payload: JSON.stringify({ name: 'x', address: 'y'.repeat(2 * 1024 * 1024) }) });
+    const huge = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/companies',
+      headers: json(tenant.headers),
+      payload: JSON.stringify({ name: 'x', address: 'y'.repeat(2 * 1024 * 1024) }),
+    });
     expect(huge.statusCode).toBe(413);
     expect(huge.json()).toMatchObject({ status_code: 413 });
   });
@@ -97,13 +132,23 @@ describe('members and admins', () => {
   it('adds an existing user as a member once; a second time is a 409', async () => {
     const tenant = await createTenant(t.container);
     const outsider = await createUser(t.container, null);
-    const added = await call('POST', '/api/public/companies/members', tenant.headers, { user_id: outsider.userId, role: 'developer' });
+    const added = await call('POST', '/api/public/companies/members', tenant.headers, {
+      user_id: outsider.userId,
+      role: 'developer',
+    });
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ user_id: outsider.userId, company_id: tenant.companyId, role: 'developer', user: { id: outsider.userId, email: outsider.email } });
+    expect(added.body).toMatchObject({
+      user_id: outsider.userId,
+      company_id: tenant.companyId,
+      role: 'developer',
+      user: { id: outsider.userId, email: outsider.email },
+    });
     const again = await call('POST', '/api/public/companies/members', tenant.headers, { user_id: outsider.userId });
     expect(again.status).toBe(409);
     expect(again.body.detail).toContain('already a member');
-    const defaulted = await call('POST', '/api/public/companies/members', tenant.headers, { user_id: (await createUser(t.container, null)).userId });
+    const defaulted = await call('POST', '/api/public/companies/members', tenant.headers, {
+      user_id: (await createUser(t.container, null)).userId,
+    });
     expect(defaulted.body.role).toBe('member');
     const list = await call('GET', '/api/public/companies/members?limit=2', tenant.headers);
     expect(list.body).toMatchObject({ total: 3, skip: 0, limit: 2 });
@@ -112,13 +157,27 @@ describe('members and admins', () => {
 
   it('rejects a member that is not a user, an owner role and bad ids', async () => {
     const tenant = await createTenant(t.container);
-    const missing = await call('POST', '/api/public/companies/members', tenant.headers, { user_id: '00000000-0000-4000-8000-000000000000' });
+    const missing = await call('POST', '/api/public/companies/members', tenant.headers, {
+      user_id: '00000000-0000-4000-8000-000000000000',
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.detail).toContain('User not found');
-    expect((await call('POST', '/api/public/companies/members', tenant.headers, { user_id: (await createUser(t.container, null)).userId, role: 'owner' })).status).toBe(400);
-    const badRole = await call('POST', '/api/public/companies/members', tenant.headers, { user_id: tenant.userId, role: 'superuser' });
+    expect(
+      (
+        await call('POST', '/api/public/companies/members', tenant.headers, {
+          user_id: (await createUser(t.container, null)).userId,
+          role: 'owner',
+        })
+      ).status,
+    ).toBe(400);
+    const badRole = await call('POST', '/api/public/companies/members', tenant.headers, {
+      user_id: tenant.userId,
+      role: 'superuser',
+    });
     expect(badRole.body.detail).toBe("Invalid field 'role': must be one of: admin, developer, member");
-    expect((await call('POST', '/api/public/companies/members', tenant.headers, { user_id: 'abc' })).body.detail).toBe("Invalid field 'user_id': must be a UUID");
+    expect((await call('POST', '/api/public/companies/members', tenant.headers, { user_id: 'abc' })).body.detail).toBe(
+      "Invalid field 'user_id': must be a UUID",
+    );
   });
 
   it('promotes a member to admin (200), adds a non-member as admin (201), refuses an admin twice (409)', async () => {
@@ -130,8 +189,12 @@ describe('members and admins', () => {
     const outsider = await createUser(t.container, null);
     const added = await call('POST', '/api/public/companies/admins', tenant.headers, { user_id: outsider.userId });
     expect(added.status).toBe(201);
-    expect((await call('POST', '/api/public/companies/admins', tenant.headers, { user_id: outsider.userId })).status).toBe(409);
-    expect((await call('POST', '/api/public/companies/admins', tenant.headers, { user_id: tenant.userId })).status).toBe(409);
+    expect(
+      (await call('POST', '/api/public/companies/admins', tenant.headers, { user_id: outsider.userId })).status,
+    ).toBe(409);
+    expect(
+      (await call('POST', '/api/public/companies/admins', tenant.headers, { user_id: tenant.userId })).status,
+    ).toBe(409);
     const admins = await call('GET', '/api/public/companies/admins', tenant.headers);
     expect(admins.body.data.map((m: { role: string }) => m.role).sort()).toEqual(['admin', 'admin', 'owner']);
   });
@@ -139,7 +202,10 @@ describe('members and admins', () => {
   it('removes members; the last owner cannot be removed; a removed user loses access at once', async () => {
     const tenant = await createTenant(t.container);
     const dev = await tenant.member('developer');
-    const members = (await call('GET', '/api/public/companies/members', tenant.headers)).body.data as { id: string; user_id: string }[];
+    const members = (await call('GET', '/api/public/companies/members', tenant.headers)).body.data as {
+      id: string;
+      user_id: string;
+    }[];
     const devMember = members.find((m) => m.user_id === dev.userId)!;
     const ownerMember = members.find((m) => m.user_id === tenant.userId)!;
 
@@ -164,27 +230,52 @@ describe('members and admins', () => {
     const member = await tenant.member('member');
     const other = await tenant.member('member');
     const ids = Object.fromEntries(
-      ((await call('GET', '/api/public/companies/members', tenant.headers)).body.data as { id: string; user_id: string }[]).map((m) => [m.user_id, m.id]),
+      (
+        (await call('GET', '/api/public/companies/members', tenant.headers)).body.data as {
+          id: string;
+          user_id: string;
+        }[]
+      ).map((m) => [m.user_id, m.id]),
     );
-    expect((await call('DELETE', `/api/public/companies/members/${ids[other.userId]}`, member.headers)).status).toBe(403);
-    expect((await call('DELETE', `/api/public/companies/members/${ids[secondOwner.userId]}`, admin.headers)).status).toBe(403);
-    expect((await call('DELETE', `/api/public/companies/members/${ids[member.userId]}`, member.headers)).status).toBe(204);
-    expect((await call('DELETE', `/api/public/companies/members/${ids[secondOwner.userId]}`, tenant.headers)).status).toBe(204);
-    expect((await call('DELETE', `/api/public/companies/members/${ids[other.userId]}`, admin.headers)).status).toBe(204);
+    expect((await call('DELETE', `/api/public/companies/members/${ids[other.userId]}`, member.headers)).status).toBe(
+      403,
+    );
+    expect(
+      (await call('DELETE', `/api/public/companies/members/${ids[secondOwner.userId]}`, admin.headers)).status,
+    ).toBe(403);
+    expect((await call('DELETE', `/api/public/companies/members/${ids[member.userId]}`, member.headers)).status).toBe(
+      204,
+    );
+    expect(
+      (await call('DELETE', `/api/public/companies/members/${ids[secondOwner.userId]}`, tenant.headers)).status,
+    ).toBe(204);
+    expect((await call('DELETE', `/api/public/companies/members/${ids[other.userId]}`, admin.headers)).status).toBe(
+      204,
+    );
   });
 
   it('two owners removing each other at once leave one owner', async () => {
     const tenant = await createTenant(t.container);
     const second = await tenant.member('owner');
     const ids = Object.fromEntries(
-      ((await call('GET', '/api/public/companies/members', tenant.headers)).body.data as { id: string; user_id: string }[]).map((m) => [m.user_id, m.id]),
+      (
+        (await call('GET', '/api/public/companies/members', tenant.headers)).body.data as {
+          id: string;
+          user_id: string;
+        }[]
+      ).map((m) => [m.user_id, m.id]),
     );
     const results = await Promise.all([
       call('DELETE', `/api/public/companies/members/${ids[second.userId]}`, tenant.headers),
       call('DELETE', `/api/public/companies/members/${ids[tenant.userId]}`, second.headers),
     ]);
     expect(results.map((r) => r.status).sort()).toEqual([204, 409]);
-    const owners = await t.container.db.selectFrom('company_members').select('id').where('company_id', '=', tenant.companyId).where('role', '=', 'owner').execute();
+    const owners = await t.container.db
+      .selectFrom('company_members')
+      .select('id')
+      .where('company_id', '=', tenant.companyId)
+      .where('role', '=', 'owner')
+      .execute();
     expect(owners).toHaveLength(1);
   });
 });
@@ -205,7 +296,10 @@ describe('roles', () => {
         const user = await tenant.member(role);
         const res = await call(method, url, user.headers, payload);
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ detail: `This operation needs the admin role; your role is ${role}`, status_code: 403 });
+        expect(res.body).toEqual({
+          detail: `This operation needs the admin role; your role is ${role}`,
+          status_code: 403,
+        });
       });
     }
   }
@@ -213,7 +307,13 @@ describe('roles', () => {
   it('lets members read the company, its members, admins and invitations', async () => {
     const tenant = await createTenant(t.container);
     const member = await tenant.member('member');
-    for (const url of ['/api/public/companies', '/api/public/companies/current', '/api/public/companies/members', '/api/public/companies/admins', '/api/public/companies/invitations']) {
+    for (const url of [
+      '/api/public/companies',
+      '/api/public/companies/current',
+      '/api/public/companies/members',
+      '/api/public/companies/admins',
+      '/api/public/companies/invitations',
+    ]) {
       expect((await call('GET', url, member.headers)).status, url).toBe(200);
     }
   });
@@ -232,15 +332,24 @@ describe('invitations', () => {
   it('invites by e-mail into the outbox, lists it pending, and the invitee joins with the role', async () => {
     const tenant = await createTenant(t.container);
     const email = uniqueEmail('invitee');
-    const created = await call('POST', '/api/public/companies/invitations', tenant.headers, { email, role: 'developer', message: 'Welcome aboard' });
+    const created = await call('POST', '/api/public/companies/invitations', tenant.headers, {
+      email,
+      role: 'developer',
+      message: 'Welcome aboard',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ email, role: 'developer', message: 'Welcome aboard', status: 'pending' });
     const token: string = created.body.token;
     expect(token).toMatch(/^inv_[\w-]{43}$/);
-    const days = (new Date(created.body.expires_at).getTime() - new Date(created.body.created_at).getTime()) / 86_400_000;
+    const days =
+      (new Date(created.body.expires_at).getTime() - new Date(created.body.created_at).getTime()) / 86_400_000;
     expect(days).toBeCloseTo(7, 3);
 
-    const mail = await t.container.db.selectFrom('email_outbox').selectAll().where('recipient', '=', email).executeTakeFirstOrThrow();
+    const mail = await t.container.db
+      .selectFrom('email_outbox')
+      .selectAll()
+      .where('recipient', '=', email)
+      .executeTakeFirstOrThrow();
     expect(mail).toMatchObject({ company_id: tenant.companyId, kind: 'invitation', error: null });
     expect(mail.body_text).toContain(token);
 
@@ -265,54 +374,96 @@ describe('invitations', () => {
     expect(invitedAgain.body.detail).toContain('already a member');
   });
 
-  it('refuses unknown, expired, revoked and someone else\'s tokens with clear details', async () => {
+  it("refuses unknown, expired, revoked and someone else's tokens with clear details", async () => {
     const tenant = await createTenant(t.container);
     const email = uniqueEmail('late');
     const invitee = await createUser(t.container, null, 'member', email);
-    expect((await call('POST', '/api/public/companies/invitations/accept', invitee.headers, { token: 'inv_nope' })).body).toEqual({ detail: 'Invitation not found', status_code: 404 });
+    expect(
+      (await call('POST', '/api/public/companies/invitations/accept', invitee.headers, { token: 'inv_nope' })).body,
+    ).toEqual({ detail: 'Invitation not found', status_code: 404 });
     expect((await call('POST', '/api/public/companies/invitations/accept', invitee.headers, {})).status).toBe(400);
 
     const expiring = await call('POST', '/api/public/companies/invitations', tenant.headers, { email });
-    await t.container.db.updateTable('company_invitations').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', expiring.body.id).execute();
-    const expired = await call('POST', '/api/public/companies/invitations/accept', invitee.headers, { token: expiring.body.token });
+    await t.container.db
+      .updateTable('company_invitations')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', expiring.body.id)
+      .execute();
+    const expired = await call('POST', '/api/public/companies/invitations/accept', invitee.headers, {
+      token: expiring.body.token,
+    });
     expect(expired.status).toBe(400);
     expect(expired.body.detail).toMatch(/^This invitation expired at /);
-    const row = await t.container.db.selectFrom('company_invitations').select('status').where('id', '=', expiring.body.id).executeTakeFirstOrThrow();
+    const row = await t.container.db
+      .selectFrom('company_invitations')
+      .select('status')
+      .where('id', '=', expiring.body.id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('expired');
 
     const revocable = await call('POST', '/api/public/companies/invitations', tenant.headers, { email });
-    expect((await call('DELETE', `/api/public/companies/invitations/${revocable.body.id}`, tenant.headers)).status).toBe(204);
-    expect((await call('POST', '/api/public/companies/invitations/accept', invitee.headers, { token: revocable.body.token })).body.detail).toBe('This invitation is revoked');
-    expect((await call('DELETE', `/api/public/companies/invitations/${revocable.body.id}`, tenant.headers)).status).toBe(404);
+    expect(
+      (await call('DELETE', `/api/public/companies/invitations/${revocable.body.id}`, tenant.headers)).status,
+    ).toBe(204);
+    expect(
+      (await call('POST', '/api/public/companies/invitations/accept', invitee.headers, { token: revocable.body.token }))
+        .body.detail,
+    ).toBe('This invitation is revoked');
+    expect(
+      (await call('DELETE', `/api/public/companies/invitations/${revocable.body.id}`, tenant.headers)).status,
+    ).toBe(404);
 
-    const forSomeoneElse = await call('POST', '/api/public/companies/invitations', tenant.headers, { email: uniqueEmail('other') });
-    const wrongUser = await call('POST', '/api/public/companies/invitations/accept', invitee.headers, { token: forSomeoneElse.body.token });
+    const forSomeoneElse = await call('POST', '/api/public/companies/invitations', tenant.headers, {
+      email: uniqueEmail('other'),
+    });
+    const wrongUser = await call('POST', '/api/public/companies/invitations/accept', invitee.headers, {
+      token: forSomeoneElse.body.token,
+    });
     expect(wrongUser.status).toBe(403);
   });
 
   it('rejects invalid invitation input', async () => {
     const tenant = await createTenant(t.container);
-    expect((await call('POST', '/api/public/companies/invitations', tenant.headers, { email: 'nope' })).body.detail).toBe("Invalid field 'email': must be an e-mail address");
-    expect((await call('POST', '/api/public/companies/invitations', tenant.headers, { email: 'a@b.test', role: 'owner' })).status).toBe(400);
-    expect((await call('POST', '/api/public/companies/invitations', tenant.headers, { email: 'a@b.test', message: 'm'.repeat(2001) })).status).toBe(400);
+    expect(
+      (await call('POST', '/api/public/companies/invitations', tenant.headers, { email: 'nope' })).body.detail,
+    ).toBe("Invalid field 'email': must be an e-mail address");
+    expect(
+      (await call('POST', '/api/public/companies/invitations', tenant.headers, { email: 'a@b.test', role: 'owner' }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await call('POST', '/api/public/companies/invitations', tenant.headers, {
+          email: 'a@b.test',
+          message: 'm'.repeat(2001),
+        })
+      ).status,
+    ).toBe(400);
   });
 });
 
 describe('isolation', () => {
-  it('never shows or touches another company\'s members and invitations', async () => {
+  it("never shows or touches another company's members and invitations", async () => {
     const a = await createTenant(t.container);
     const b = await createTenant(t.container);
     const bDev = await b.member('developer');
-    const bMembers = (await call('GET', '/api/public/companies/members', b.headers)).body.data as { id: string; user_id: string }[];
+    const bMembers = (await call('GET', '/api/public/companies/members', b.headers)).body.data as {
+      id: string;
+      user_id: string;
+    }[];
     const bDevMember = bMembers.find((m) => m.user_id === bDev.userId)!;
     expect((await call('DELETE', `/api/public/companies/members/${bDevMember.id}`, a.headers)).status).toBe(404);
     const aMembers = (await call('GET', '/api/public/companies/members', a.headers)).body.data as { user_id: string }[];
     expect(aMembers.map((m) => m.user_id)).toEqual([a.userId]);
 
     const invitation = await call('POST', '/api/public/companies/invitations', b.headers, { email: uniqueEmail() });
-    expect((await call('DELETE', `/api/public/companies/invitations/${invitation.body.id}`, a.headers)).status).toBe(404);
+    expect((await call('DELETE', `/api/public/companies/invitations/${invitation.body.id}`, a.headers)).status).toBe(
+      404,
+    );
     expect((await call('GET', '/api/public/companies/invitations', a.headers)).body.total).toBe(0);
-    expect((await call('GET', '/api/public/companies', a.headers)).body.data.map((c: { id: string }) => c.id)).toEqual([a.companyId]);
+    expect((await call('GET', '/api/public/companies', a.headers)).body.data.map((c: { id: string }) => c.id)).toEqual([
+      a.companyId,
+    ]);
 
     const token = await call('POST', '/api/public/chat-tokens', b.headers, {});
     expect((await call('DELETE', `/api/public/chat-tokens/${token.body.id}`, a.headers)).status).toBe(404);
@@ -325,7 +476,9 @@ describe('company record cache', () => {
     try {
       const tenant = await createTenant(t.container);
       const read = async (app: TestApp) =>
-        (await app.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: tenant.headers })).json() as { industry: string | null };
+        (
+          await app.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: tenant.headers })
+        ).json() as { industry: string | null };
       expect((await read(t)).industry).toBeNull();
       expect((await read(other)).industry).toBeNull();
       expect((await call('PUT', '/api/public/companies', tenant.headers, { industry: 'logistics' })).status).toBe(200);
@@ -346,9 +499,21 @@ describe('company record cache', () => {
     const uncached = await createTestApp({ CACHE_TTL_MS: '0' });
     try {
       const tenant = await createTenant(uncached.container);
-      const first = await uncached.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: tenant.headers });
-      await uncached.container.db.updateTable('companies').set({ name: 'Renamed outside the API' }).where('id', '=', tenant.companyId).execute();
-      const second = await uncached.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: tenant.headers });
+      const first = await uncached.app.inject({
+        method: 'GET',
+        url: '/api/public/companies/current',
+        headers: tenant.headers,
+      });
+      await uncached.container.db
+        .updateTable('companies')
+        .set({ name: 'Renamed outside the API' })
+        .where('id', '=', tenant.companyId)
+        .execute();
+      const second = await uncached.app.inject({
+        method: 'GET',
+        url: '/api/public/companies/current',
+        headers: tenant.headers,
+      });
       expect(first.json().name).not.toBe('Renamed outside the API');
       expect(second.json().name).toBe('Renamed outside the API');
     } finally {

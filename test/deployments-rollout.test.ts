@@ -67,11 +67,17 @@ describe('roll-out', () => {
       ['Deployment started', 'deploying'],
       ['Deployment is active', 'active'],
     ]);
-    await expect(t.container.deployments.resolveForChat(tenant.companyId, agent.id, 'web', 'us-east')).resolves.toMatchObject({ id: deployment.id });
+    await expect(
+      t.container.deployments.resolveForChat(tenant.companyId, agent.id, 'web', 'us-east'),
+    ).resolves.toMatchObject({ id: deployment.id });
   });
 
   it.each([
-    ['no instructions', { instructions: '', task_description: '' }, 'is incomplete: missing instructions (or a task description)'],
+    [
+      'no instructions',
+      { instructions: '', task_description: '' },
+      'is incomplete: missing instructions (or a task description)',
+    ],
     ['a blank title', { title: '  ' }, 'is incomplete: missing title'],
     ['no model', { model: '' }, 'is incomplete: missing model'],
   ])('fails an agent with %s', async (_name, fields, reason) => {
@@ -82,12 +88,22 @@ describe('roll-out', () => {
     expect(done.status).toBe('failed');
     expect(done.error).toContain(reason);
     const logs = await logsOf(t.app, tenant, deployment.id);
-    expect(logs.at(-1)).toMatchObject({ level: 'error', message: expect.stringContaining(`deploying → failed (Agent '`) });
+    expect(logs.at(-1)).toMatchObject({
+      level: 'error',
+      message: expect.stringContaining(`deploying → failed (Agent '`),
+    });
     const notes = await deploymentNotifications(tenant, deployment.id);
-    expect(notes.at(-1)).toMatchObject({ title: 'Deployment failed', priority: 'high', message: expect.stringContaining(reason) });
+    expect(notes.at(-1)).toMatchObject({
+      title: 'Deployment failed',
+      priority: 'high',
+      message: expect.stringContaining(reason),
+    });
   });
 
-  async function collectionWith(tenant: TestTenant, documentStatus: 'completed' | 'processing' | 'pending' | 'failed' | null) {
+  async function collectionWith(
+    tenant: TestTenant,
+    documentStatus: 'completed' | 'processing' | 'pending' | 'failed' | null,
+  ) {
     const collection = await t.container.db
       .insertInto('kb_collections')
       .values({ company_id: tenant.companyId, name: `Collection ${documentStatus}`, created_by: tenant.userId })
@@ -96,15 +112,30 @@ describe('roll-out', () => {
     if (documentStatus) {
       await t.container.db
         .insertInto('kb_documents')
-        .values({ company_id: tenant.companyId, collection_id: collection.id, title: 'FAQ', source_type: 'article', content: 'Orders ship in two days.', status: documentStatus })
+        .values({
+          company_id: tenant.companyId,
+          collection_id: collection.id,
+          title: 'FAQ',
+          source_type: 'article',
+          content: 'Orders ship in two days.',
+          status: documentStatus,
+        })
         .execute();
     }
     return collection.id;
   }
 
   it.each([
-    ['still processing', 'processing', (id: string) => `Collection ${id} is still processing documents; start the deployment again when it has finished`],
-    ['pending', 'pending', (id: string) => `Collection ${id} is still processing documents; start the deployment again when it has finished`],
+    [
+      'still processing',
+      'processing',
+      (id: string) => `Collection ${id} is still processing documents; start the deployment again when it has finished`,
+    ],
+    [
+      'pending',
+      'pending',
+      (id: string) => `Collection ${id} is still processing documents; start the deployment again when it has finished`,
+    ],
     ['failed', 'failed', (id: string) => `Collection ${id} has documents whose processing failed`],
   ] as const)('fails when a collection is %s, naming it', async (_name, status, reason) => {
     const tenant = await createTenant(t.container);
@@ -123,7 +154,10 @@ describe('roll-out', () => {
     const gone = '00000000-0000-4000-8000-00000000dead';
     const agent = await createAgent(t.container, tenant, { collection_ids: [ready, gone] });
     const deployment = await createDeployment(t.app, tenant, agent.id);
-    expect(await startAndWait(tenant, deployment.id)).toMatchObject({ status: 'failed', error: `Collection ${gone} no longer exists` });
+    expect(await startAndWait(tenant, deployment.id)).toMatchObject({
+      status: 'failed',
+      error: `Collection ${gone} no longer exists`,
+    });
     await updateAgent(t.container.db, tenant.companyId, agent.id, { collection_ids: [ready, empty] });
     expect(await startAndWait(tenant, deployment.id)).toMatchObject({ status: 'active', error: null });
     const logs = await logsOf(t.app, tenant, deployment.id);
@@ -135,7 +169,10 @@ describe('roll-out', () => {
     const foreign = await collectionWith(await createTenant(t.container), 'completed');
     const agent = await createAgent(t.container, tenant, { collection_ids: [foreign] });
     const deployment = await createDeployment(t.app, tenant, agent.id);
-    expect(await startAndWait(tenant, deployment.id)).toMatchObject({ status: 'failed', error: `Collection ${foreign} no longer exists` });
+    expect(await startAndWait(tenant, deployment.id)).toMatchObject({
+      status: 'failed',
+      error: `Collection ${foreign} no longer exists`,
+    });
   });
 
   it('fails when the agent was deleted, and names it', async () => {
@@ -159,7 +196,9 @@ describe('roll-out', () => {
     await t.container.db.updateTable('integrations').set({ is_active: true }).where('id', '=', linked.id).execute();
     const again = await startAndWait(tenant, deployment.id);
     expect(again).toMatchObject({ status: 'active', error: null });
-    expect((await logsOf(t.app, tenant, deployment.id)).some((l) => l.message.startsWith('Roll-out attempt 2 started'))).toBe(true);
+    expect(
+      (await logsOf(t.app, tenant, deployment.id)).some((l) => l.message.startsWith('Roll-out attempt 2 started')),
+    ).toBe(true);
   });
 
   it('fails when a listed integration no longer exists', async () => {
@@ -195,7 +234,11 @@ describe('roll-out', () => {
     // A late job of attempt 2 (or 1) runs now, while attempt 3 is deploying: it must not finish it.
     const before = await logsOf(t.app, tenant, deployment.id, '?limit=1000');
     await t.container.deployments.runRollout({ deploymentId: deployment.id, companyId: tenant.companyId, attempt: 2 });
-    const row = await t.container.db.selectFrom('deployments').select(['status', 'rollout_attempt']).where('id', '=', deployment.id).executeTakeFirstOrThrow();
+    const row = await t.container.db
+      .selectFrom('deployments')
+      .select(['status', 'rollout_attempt'])
+      .where('id', '=', deployment.id)
+      .executeTakeFirstOrThrow();
     const after = await logsOf(t.app, tenant, deployment.id, '?limit=1000');
     expect(after.filter((l) => l.message.startsWith('Roll-out attempt 2 started'))).toHaveLength(
       before.filter((l) => l.message.startsWith('Roll-out attempt 2 started')).length,
@@ -214,7 +257,11 @@ describe('roll-out', () => {
     await control(t.app, tenant, deployment.id, 'start');
     await control(t.app, tenant, deployment.id, 'stop');
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const res = await t.app.inject({ method: 'GET', url: `/api/public/deployments/${deployment.id}`, headers: tenant.headers });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/public/deployments/${deployment.id}`,
+      headers: tenant.headers,
+    });
     expect(res.json().status).toBe('cancelled');
   });
 });

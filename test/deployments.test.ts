@@ -31,7 +31,13 @@ const post = (tenant: TestTenant, payload: Record<string, unknown>) =>
 describe('create', () => {
   it('creates a pending deployment of an agent with its languages and agent_key', async () => {
     const { tenant, agent } = await setup('developer');
-    const res = await post(tenant, { deployable_type: 'agent', deployable_id: agent.id, channel: 'slack', region_id: REGIONS.euWest, config: '{"greeting":"hi"}' });
+    const res = await post(tenant, {
+      deployable_type: 'agent',
+      deployable_id: agent.id,
+      channel: 'slack',
+      region_id: REGIONS.euWest,
+      config: '{"greeting":"hi"}',
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body).toMatchObject({
@@ -80,7 +86,13 @@ describe('create', () => {
     ['deployable_type', { deployable_type: 'workflow' }, 'no workflows'],
   ])('400 naming %s for %j', async (name, change, problem) => {
     const { tenant, agent } = await setup();
-    const payload: Record<string, unknown> = { deployable_type: 'agent', deployable_id: agent.id, channel: 'web', region_id: REGIONS.usEast, ...change };
+    const payload: Record<string, unknown> = {
+      deployable_type: 'agent',
+      deployable_id: agent.id,
+      channel: 'web',
+      region_id: REGIONS.usEast,
+      ...change,
+    };
     for (const key of Object.keys(payload)) if (payload[key] === undefined) delete payload[key];
     const res = await post(tenant, payload);
     expect(res.statusCode).toBe(400);
@@ -91,7 +103,12 @@ describe('create', () => {
   it('400 naming deployable_id for an agent of another company', async () => {
     const { tenant } = await setup();
     const { agent: foreign } = await setup();
-    const res = await post(tenant, { deployable_type: 'agent', deployable_id: foreign.id, channel: 'web', region_id: REGIONS.usEast });
+    const res = await post(tenant, {
+      deployable_type: 'agent',
+      deployable_id: foreign.id,
+      channel: 'web',
+      region_id: REGIONS.usEast,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toBe(`Invalid field 'deployable_id': no agent ${foreign.id} in your company`);
   });
@@ -115,15 +132,25 @@ describe('authentication, roles and tenancy', () => {
     ];
     for (const read of reads) expect((await t.app.inject({ ...read, headers: member.headers })).statusCode).toBe(200);
     const writes = [
-      { method: 'POST' as const, url: '/api/public/deployments', payload: { deployable_type: 'agent', deployable_id: agent.id, channel: 'web', region_id: REGIONS.usEast } },
+      {
+        method: 'POST' as const,
+        url: '/api/public/deployments',
+        payload: { deployable_type: 'agent', deployable_id: agent.id, channel: 'web', region_id: REGIONS.usEast },
+      },
       { method: 'PUT' as const, url: `/api/public/deployments/${deployment.id}`, payload: { channel: 'teams' } },
       { method: 'DELETE' as const, url: `/api/public/deployments/${deployment.id}` },
-      ...['start', 'stop', 'pause', 'resume'].map((action) => ({ method: 'POST' as const, url: `/api/public/deployments/${deployment.id}/${action}` })),
+      ...['start', 'stop', 'pause', 'resume'].map((action) => ({
+        method: 'POST' as const,
+        url: `/api/public/deployments/${deployment.id}/${action}`,
+      })),
     ];
     for (const write of writes) {
       const res = await t.app.inject({ ...write, headers: member.headers });
       expect(res.statusCode, `${write.method} ${write.url}`).toBe(403);
-      expect(res.json()).toEqual({ detail: 'This operation needs the developer role; your role is member', status_code: 403 });
+      expect(res.json()).toEqual({
+        detail: 'This operation needs the developer role; your role is member',
+        status_code: 403,
+      });
     }
     expect((await control(t.app, await tenant.member('developer'), deployment.id, 'start')).statusCode).toBe(200);
   });
@@ -137,7 +164,10 @@ describe('authentication, roles and tenancy', () => {
       { method: 'GET' as const, url: `/api/public/deployments/${deployment.id}/logs` },
       { method: 'PUT' as const, url: `/api/public/deployments/${deployment.id}`, payload: { channel: 'teams' } },
       { method: 'DELETE' as const, url: `/api/public/deployments/${deployment.id}` },
-      ...['start', 'stop', 'pause', 'resume'].map((action) => ({ method: 'POST' as const, url: `/api/public/deployments/${deployment.id}/${action}` })),
+      ...['start', 'stop', 'pause', 'resume'].map((action) => ({
+        method: 'POST' as const,
+        url: `/api/public/deployments/${deployment.id}/${action}`,
+      })),
     ];
     for (const call of calls) {
       const res = await t.app.inject({ ...call, headers: other.headers });
@@ -146,7 +176,11 @@ describe('authentication, roles and tenancy', () => {
     }
     const list = await t.app.inject({ method: 'GET', url: '/api/public/deployments', headers: other.headers });
     expect(list.json()).toEqual({ data: [], total: 0, skip: 0, limit: 20 });
-    expect((await t.app.inject({ method: 'GET', url: `/api/public/deployments/${deployment.id}`, headers: tenant.headers })).json().status).toBe('pending');
+    expect(
+      (
+        await t.app.inject({ method: 'GET', url: `/api/public/deployments/${deployment.id}`, headers: tenant.headers })
+      ).json().status,
+    ).toBe('pending');
   });
 
   it('400 for a malformed id', async () => {
@@ -161,9 +195,11 @@ describe('list', () => {
   it('pages newest first and filters by status, channel and deployable_type', async () => {
     const { tenant, agent } = await setup();
     const ids: string[] = [];
-    for (const channel of ['web', 'slack', 'web', 'teams', 'web']) ids.push((await createDeployment(t.app, tenant, agent.id, { channel })).id);
+    for (const channel of ['web', 'slack', 'web', 'teams', 'web'])
+      ids.push((await createDeployment(t.app, tenant, agent.id, { channel })).id);
     await setStatus(ids[0]!, 'failed');
-    const get = async (query: string) => (await t.app.inject({ method: 'GET', url: `/api/public/deployments${query}`, headers: tenant.headers })).json();
+    const get = async (query: string) =>
+      (await t.app.inject({ method: 'GET', url: `/api/public/deployments${query}`, headers: tenant.headers })).json();
 
     const all = await get('');
     expect(all.total).toBe(5);
@@ -183,7 +219,10 @@ describe('list', () => {
     ['?limit=101', "Invalid query parameter 'limit': must be <= 100"],
     ['?limit=0', "Invalid query parameter 'limit': must be >= 1"],
     ['?skip=-1', "Invalid query parameter 'skip': must be >= 0"],
-    ['?status=running', "Invalid query parameter 'status': must be one of: pending, deploying, active, failed, cancelled, paused"],
+    [
+      '?status=running',
+      "Invalid query parameter 'status': must be one of: pending, deploying, active, failed, cancelled, paused",
+    ],
     ['?deployable_type=bot', "Invalid query parameter 'deployable_type': must be one of: agent, workflow"],
   ])('400 for %s', async (query, detail) => {
     const { tenant } = await setup();
@@ -210,7 +249,9 @@ describe('control transitions', () => {
     const deployment = await createDeployment(t.app, tenant, agent.id);
     await setStatus(deployment.id, from);
     const res = await control(t.app, tenant, deployment.id, action);
-    const after = (await t.app.inject({ method: 'GET', url: `/api/public/deployments/${deployment.id}`, headers: tenant.headers })).json();
+    const after = (
+      await t.app.inject({ method: 'GET', url: `/api/public/deployments/${deployment.id}`, headers: tenant.headers })
+    ).json();
     const notifications = await t.container.db
       .selectFrom('notifications')
       .selectAll()
@@ -219,7 +260,10 @@ describe('control transitions', () => {
       .execute();
     if (to === null) {
       expect(res.statusCode).toBe(409);
-      expect(res.json()).toEqual({ detail: expect.stringContaining(`Cannot ${action} a deployment whose status is ${from}`), status_code: 409 });
+      expect(res.json()).toEqual({
+        detail: expect.stringContaining(`Cannot ${action} a deployment whose status is ${from}`),
+        status_code: 409,
+      });
       expect(after.status).toBe(from);
       expect(notifications).toHaveLength(0);
     } else {
@@ -233,7 +277,12 @@ describe('control transitions', () => {
         notification_type: 'system',
         category: 'deployment',
         sender_id: tenant.userId,
-        metadata: expect.objectContaining({ deployment_id: deployment.id, agent_id: agent.id, status: to, previous_status: from }),
+        metadata: expect.objectContaining({
+          deployment_id: deployment.id,
+          agent_id: agent.id,
+          status: to,
+          previous_status: from,
+        }),
         action_url: expect.stringContaining(`/api/public/deployments/${deployment.id}`),
       });
     }
@@ -259,7 +308,9 @@ describe('control transitions', () => {
     expect((await control(t.app, tenant, first.id, 'start')).statusCode).toBe(200);
     const res = await control(t.app, tenant, second.id, 'start');
     expect(res.statusCode).toBe(409);
-    expect(res.json().detail).toBe(`Deployment ${first.id} of this agent is already deploying on channel web in region us-east; stop it first`);
+    expect(res.json().detail).toBe(
+      `Deployment ${first.id} of this agent is already deploying on channel web in region us-east; stop it first`,
+    );
     expect((await control(t.app, tenant, elsewhere.id, 'start')).statusCode).toBe(200);
     expect((await control(t.app, tenant, first.id, 'stop')).statusCode).toBe(200);
     expect((await control(t.app, tenant, second.id, 'start')).statusCode).toBe(200);
@@ -273,7 +324,12 @@ describe('control transitions', () => {
     const empty = await t.app.inject({ method: 'POST', url, headers, payload: '' });
     expect(empty.statusCode).toBe(200);
     expect(empty.json().status).toBe('deploying');
-    const broken = await t.app.inject({ method: 'POST', url: '/api/public/deployments', headers, payload: '{"deployable_type":' });
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/deployments',
+      headers,
+      payload: '{"deployable_type":',
+    });
     expect(broken.statusCode).toBe(400);
     expect(broken.json().status_code).toBe(400);
     const none = await t.app.inject({ method: 'POST', url: '/api/public/deployments', headers, payload: '' });
@@ -284,7 +340,11 @@ describe('control transitions', () => {
   it('a restart clears the previous error', async () => {
     const { tenant, agent } = await setup();
     const deployment = await createDeployment(t.app, tenant, agent.id);
-    await t.container.db.updateTable('deployments').set({ status: 'failed', error: 'Agent is incomplete' }).where('id', '=', deployment.id).execute();
+    await t.container.db
+      .updateTable('deployments')
+      .set({ status: 'failed', error: 'Agent is incomplete' })
+      .where('id', '=', deployment.id)
+      .execute();
     const res = await control(t.app, tenant, deployment.id, 'start');
     expect(res.json()).toMatchObject({ status: 'deploying', error: null });
   });
@@ -297,9 +357,21 @@ describe('update', () => {
   it('updates a pending deployment', async () => {
     const { tenant, agent } = await setup();
     const deployment = await createDeployment(t.app, tenant, agent.id);
-    const res = await put(tenant, deployment.id, { channel: 'teams', region_id: REGIONS.euWest, languages: 'fr', config: '{"x":1}' });
+    const res = await put(tenant, deployment.id, {
+      channel: 'teams',
+      region_id: REGIONS.euWest,
+      languages: 'fr',
+      config: '{"x":1}',
+    });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ channel: 'teams', region_id: REGIONS.euWest, languages: 'fr', config: '{"x":1}', status: 'pending', agent_key: `agent:${agent.id}:teams:eu-west` });
+    expect(res.json()).toMatchObject({
+      channel: 'teams',
+      region_id: REGIONS.euWest,
+      languages: 'fr',
+      config: '{"x":1}',
+      status: 'pending',
+      agent_key: `agent:${agent.id}:teams:eu-west`,
+    });
   });
 
   it('applies a change to an active deployment at once and logs it', async () => {
@@ -310,7 +382,9 @@ describe('update', () => {
     expect(res.json()).toMatchObject({ status: 'active', channel: 'teams', config: '{"tone":"formal"}' });
     const logs = await logsOf(t.app, tenant, deployment.id);
     expect(logs.at(-1)!.message).toBe('Settings updated while active; applied at once: channel web → teams, config');
-    await expect(t.container.deployments.resolveForChat(tenant.companyId, agent.id, 'teams', 'us-east')).resolves.toMatchObject({ id: deployment.id });
+    await expect(
+      t.container.deployments.resolveForChat(tenant.companyId, agent.id, 'teams', 'us-east'),
+    ).resolves.toMatchObject({ id: deployment.id });
   });
 
   it('409 while deploying', async () => {
@@ -352,19 +426,35 @@ describe('delete', () => {
   it('204 and gone', async () => {
     const { tenant, agent } = await setup();
     const deployment = await createDeployment(t.app, tenant, agent.id);
-    const res = await t.app.inject({ method: 'DELETE', url: `/api/public/deployments/${deployment.id}`, headers: tenant.headers });
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/public/deployments/${deployment.id}`,
+      headers: tenant.headers,
+    });
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
-    expect((await t.app.inject({ method: 'GET', url: `/api/public/deployments/${deployment.id}`, headers: tenant.headers })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/public/deployments/${deployment.id}`, headers: tenant.headers }))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('cancels a deploying deployment first (with its notification), then deletes it', async () => {
     const { tenant, agent } = await setup();
     const deployment = await createDeployment(t.app, tenant, agent.id);
     await control(t.app, tenant, deployment.id, 'start');
-    const res = await t.app.inject({ method: 'DELETE', url: `/api/public/deployments/${deployment.id}`, headers: tenant.headers });
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/public/deployments/${deployment.id}`,
+      headers: tenant.headers,
+    });
     expect(res.statusCode).toBe(204);
-    const notes = await t.container.db.selectFrom('notifications').select(['title', 'metadata']).where('company_id', '=', tenant.companyId).orderBy('created_at').execute();
+    const notes = await t.container.db
+      .selectFrom('notifications')
+      .select(['title', 'metadata'])
+      .where('company_id', '=', tenant.companyId)
+      .orderBy('created_at')
+      .execute();
     expect(notes.map((n) => [n.title, n.metadata.status])).toEqual([
       ['Deployment started', 'deploying'],
       ['Deployment stopped', 'cancelled'],
@@ -380,7 +470,11 @@ describe('logs', () => {
     const { tenant, agent } = await setup();
     const deployment = await createDeployment(t.app, tenant, agent.id);
     for (let i = 1; i <= 150; i++) {
-      await t.container.deployments.logEvent(deployment.id, i % 50 === 0 ? 'error' : i % 10 === 0 ? 'warning' : 'info', `event ${i}`);
+      await t.container.deployments.logEvent(
+        deployment.id,
+        i % 50 === 0 ? 'error' : i % 10 === 0 ? 'warning' : 'info',
+        `event ${i}`,
+      );
     }
     const latest = await logsOf(t.app, tenant, deployment.id);
     expect(latest).toHaveLength(100);
@@ -398,7 +492,12 @@ describe('logs', () => {
     const pivot = all[120]!;
     const since = await logsOf(t.app, tenant, deployment.id, `?since=${encodeURIComponent(pivot.timestamp)}&limit=3`);
     expect(since[0]!.timestamp >= pivot.timestamp).toBe(true);
-    expect(since.map((l) => l.message)).toEqual(all.filter((l) => l.timestamp >= pivot.timestamp).slice(0, 3).map((l) => l.message));
+    expect(since.map((l) => l.message)).toEqual(
+      all
+        .filter((l) => l.timestamp >= pivot.timestamp)
+        .slice(0, 3)
+        .map((l) => l.message),
+    );
     expect(await logsOf(t.app, tenant, deployment.id, '?since=2999-01-01')).toEqual([]);
   });
 
@@ -409,7 +508,11 @@ describe('logs', () => {
   ])('400 for %s', async (query, detail) => {
     const { tenant, agent } = await setup();
     const deployment = await createDeployment(t.app, tenant, agent.id);
-    const res = await t.app.inject({ method: 'GET', url: `/api/public/deployments/${deployment.id}/logs${query}`, headers: tenant.headers });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/public/deployments/${deployment.id}/logs${query}`,
+      headers: tenant.headers,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ detail, status_code: 400 });
   });
@@ -426,21 +529,30 @@ describe('resolveForChat', () => {
   it('finds the active deployment; paused → 409; none or another company → 404', async () => {
     const { tenant, agent } = await setup();
     const deployment = await createDeployment(t.app, tenant, agent.id, { channel: 'web', region_id: REGIONS.euWest });
-    const resolve = (companyId: string, channel = 'web', region = 'eu-west') => t.container.deployments.resolveForChat(companyId, agent.id, channel, region);
-    await expect(resolve(tenant.companyId)).rejects.toMatchObject({ statusCode: 404, message: `No active deployment for agent ${agent.id} on channel web in region eu-west` });
+    const resolve = (companyId: string, channel = 'web', region = 'eu-west') =>
+      t.container.deployments.resolveForChat(companyId, agent.id, channel, region);
+    await expect(resolve(tenant.companyId)).rejects.toMatchObject({
+      statusCode: 404,
+      message: `No active deployment for agent ${agent.id} on channel web in region eu-west`,
+    });
     await setStatus(deployment.id, 'active');
     await expect(resolve(tenant.companyId)).resolves.toMatchObject({ id: deployment.id, status: 'active' });
     await expect(resolve(tenant.companyId, 'slack')).rejects.toMatchObject({ statusCode: 404 });
     await expect(resolve(tenant.companyId, 'web', 'us-east')).rejects.toMatchObject({ statusCode: 404 });
     await expect(resolve((await createTenant(t.container)).companyId)).rejects.toMatchObject({ statusCode: 404 });
     await control(t.app, tenant, deployment.id, 'pause');
-    await expect(resolve(tenant.companyId)).rejects.toMatchObject({ statusCode: 409, message: expect.stringContaining('is paused') });
+    await expect(resolve(tenant.companyId)).rejects.toMatchObject({
+      statusCode: 409,
+      message: expect.stringContaining('is paused'),
+    });
   });
 });
 
 describe('OpenAPI', () => {
   it('documents the ten operations', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { operationId?: string }>> }>();
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    }>();
     const ids = Object.entries(doc.paths)
       .filter(([path]) => path.startsWith('/api/public/deployments'))
       .flatMap(([, methods]) => Object.values(methods).map((operation) => operation.operationId))

@@ -9,7 +9,17 @@ let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({ RATE_LIMIT_PUBLIC_PER_MINUTE: '5' }, (app) => {
     // Test-only routes under each family prefix: one that fails unexpectedly, one that conflicts.
-    for (const prefix of ['/customer-support', '/team-notifications', '/api/v1/chat', '/api/public/deployments', '/api/public/documents', '/api/public/collections', '/api/public/voice-agents', '/api/public/integrations', '/api/public/companies']) {
+    for (const prefix of [
+      '/customer-support',
+      '/team-notifications',
+      '/api/v1/chat',
+      '/api/public/deployments',
+      '/api/public/documents',
+      '/api/public/collections',
+      '/api/public/voice-agents',
+      '/api/public/integrations',
+      '/api/public/companies',
+    ]) {
       app.get(`${prefix}/__boom`, async () => {
         throw new Error('secret internal detail at /srv/app.ts:42');
       });
@@ -18,10 +28,13 @@ beforeAll(async () => {
       });
     }
     app.register(async (scope) => {
-      scope.addHook('onRequest', rateLimitHook(scope, 'x-api-key', [
-        { name: 'test-hour', max: 4, windowMs: HOUR },
-        { name: 'test-minute', max: 3, windowMs: MINUTE },
-      ]));
+      scope.addHook(
+        'onRequest',
+        rateLimitHook(scope, 'x-api-key', [
+          { name: 'test-hour', max: 4, windowMs: HOUR },
+          { name: 'test-minute', max: 3, windowMs: MINUTE },
+        ]),
+      );
       scope.get('/__limited', async () => ({ ok: true }));
     });
   });
@@ -51,7 +64,12 @@ describe('error shapes per family', () => {
       const body = conflict.json();
       expect(Object.keys(body).sort()).toEqual(keys);
       if ('detail' in body) expect(body.detail).toBe('Deployment is active; cannot start');
-      if ('error' in body) expect(body).toMatchObject({ error: 'Conflict', message: 'Deployment is active; cannot start', statusCode: 409 });
+      if ('error' in body)
+        expect(body).toMatchObject({
+          error: 'Conflict',
+          message: 'Deployment is active; cannot start',
+          statusCode: 409,
+        });
       if ('path' in body) {
         expect(body.path).toBe(`${prefix}/__conflict`);
         expect(body.timestamp).toMatch(/Z$/);
@@ -69,7 +87,11 @@ describe('error shapes per family', () => {
   it('answers 401 for a missing and for an unknown key in the public family', async () => {
     const missing = await t.app.inject({ method: 'GET', url: '/api/public/companies/current' });
     expect(missing.json()).toEqual({ detail: 'Missing x-api-key header', status_code: 401 });
-    const unknown = await t.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: { 'x-api-key': 'sk_made_up_key_value' } });
+    const unknown = await t.app.inject({
+      method: 'GET',
+      url: '/api/public/companies/current',
+      headers: { 'x-api-key': 'sk_made_up_key_value' },
+    });
     expect(unknown.json()).toEqual({ detail: 'Invalid or revoked API key', status_code: 401 });
   });
 });
@@ -86,13 +108,22 @@ describe('rate limits', () => {
       seen.push(Number(res.headers['ratelimit-remaining']));
     }
     expect(seen).toEqual([4, 3, 2, 1, 0]);
-    const limited = await t.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: tenant.headers });
+    const limited = await t.app.inject({
+      method: 'GET',
+      url: '/api/public/companies/current',
+      headers: tenant.headers,
+    });
     expect(limited.statusCode).toBe(429);
-    expect(limited.json()).toEqual({ detail: expect.stringMatching(/^Rate limit exceeded: 5 requests per minute; retry in \d+ s$/), status_code: 429 });
+    expect(limited.json()).toEqual({
+      detail: expect.stringMatching(/^Rate limit exceeded: 5 requests per minute; retry in \d+ s$/),
+      status_code: 429,
+    });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
     expect(limited.headers['ratelimit-remaining']).toBe('0');
-    expect((await t.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: other.headers })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: other.headers })).statusCode,
+    ).toBe(200);
   });
 
   it('applies every window of a route and reports the tightest one', async () => {
@@ -116,7 +147,10 @@ describe('rate limits', () => {
       const tenant = await createTenant(one.container);
       const results: number[] = [];
       for (const instance of [one, two, one, two, one, two]) {
-        results.push((await instance.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: tenant.headers })).statusCode);
+        results.push(
+          (await instance.app.inject({ method: 'GET', url: '/api/public/companies/current', headers: tenant.headers }))
+            .statusCode,
+        );
       }
       expect(results).toEqual([200, 200, 200, 200, 429, 429]);
       const probe = new Redis(redisUrl);

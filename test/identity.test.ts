@@ -8,7 +8,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-async function call(method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<string, string>, payload?: unknown) {
+async function call(
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  headers: Record<string, string>,
+  payload?: unknown,
+) {
   const res = await t.app.inject({
     method,
     url,
@@ -23,14 +28,23 @@ describe('users', () => {
     const tenant = await createTenant(t.container);
     const me = await call('GET', '/api/public/users/me', tenant.headers);
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ id: tenant.userId, email: tenant.email, active_company_id: tenant.companyId, role: 'owner' });
+    expect(me.body).toMatchObject({
+      id: tenant.userId,
+      email: tenant.email,
+      active_company_id: tenant.companyId,
+      role: 'owner',
+    });
     expect(me.body.memberships).toEqual([expect.objectContaining({ company_id: tenant.companyId, role: 'owner' })]);
   });
 
   it('an admin creates a user as a member; the returned key works once and is never shown again', async () => {
     const tenant = await createTenant(t.container);
     const email = uniqueEmail('New.Person');
-    const created = await call('POST', '/api/public/users', tenant.headers, { email, name: 'Noor Al Harbi', role: 'developer' });
+    const created = await call('POST', '/api/public/users', tenant.headers, {
+      email,
+      name: 'Noor Al Harbi',
+      role: 'developer',
+    });
     expect(created.status).toBe(201);
     expect(created.body.user).toMatchObject({ email: email.toLowerCase(), first_name: 'Noor', last_name: 'Al Harbi' });
     expect(created.body.member).toMatchObject({ role: 'developer', company_id: tenant.companyId });
@@ -49,10 +63,17 @@ describe('users', () => {
 
   it('creates a user without membership, who then has no active company', async () => {
     const tenant = await createTenant(t.container);
-    const created = await call('POST', '/api/public/users', tenant.headers, { email: uniqueEmail(), first_name: 'Sam' });
+    const created = await call('POST', '/api/public/users', tenant.headers, {
+      email: uniqueEmail(),
+      first_name: 'Sam',
+    });
     expect(created.body.member).toBeNull();
     const headers = { 'x-api-key': created.body.api_key.key as string };
-    expect((await call('GET', '/api/public/users/me', headers)).body).toMatchObject({ active_company_id: null, role: null, memberships: [] });
+    expect((await call('GET', '/api/public/users/me', headers)).body).toMatchObject({
+      active_company_id: null,
+      role: null,
+      memberships: [],
+    });
     expect((await call('GET', '/api/public/companies/current', headers)).status).toBe(403);
     const company = await call('POST', '/api/public/companies', headers, { name: 'Sam & Co' });
     expect(company.status).toBe(201);
@@ -62,15 +83,23 @@ describe('users', () => {
   it('only an owner creates an owner; bad input is a 400 naming the field', async () => {
     const tenant = await createTenant(t.container);
     const admin = await tenant.member('admin');
-    expect((await call('POST', '/api/public/users', admin.headers, { email: uniqueEmail(), role: 'owner' })).status).toBe(403);
-    expect((await call('POST', '/api/public/users', tenant.headers, { email: uniqueEmail(), role: 'owner' })).status).toBe(201);
-    expect((await call('POST', '/api/public/users', tenant.headers, { email: 'x' })).body.detail).toBe("Invalid field 'email': must be an e-mail address");
-    expect((await call('POST', '/api/public/users', tenant.headers, { name: 'No Mail' })).body.detail).toBe("Invalid field 'email': is required");
+    expect(
+      (await call('POST', '/api/public/users', admin.headers, { email: uniqueEmail(), role: 'owner' })).status,
+    ).toBe(403);
+    expect(
+      (await call('POST', '/api/public/users', tenant.headers, { email: uniqueEmail(), role: 'owner' })).status,
+    ).toBe(201);
+    expect((await call('POST', '/api/public/users', tenant.headers, { email: 'x' })).body.detail).toBe(
+      "Invalid field 'email': must be an e-mail address",
+    );
+    expect((await call('POST', '/api/public/users', tenant.headers, { name: 'No Mail' })).body.detail).toBe(
+      "Invalid field 'email': is required",
+    );
   });
 });
 
 describe('api keys', () => {
-  it('creates, lists and revokes the caller\'s own keys; a revoked key is rejected at once', async () => {
+  it("creates, lists and revokes the caller's own keys; a revoked key is rejected at once", async () => {
     const tenant = await createTenant(t.container);
     const created = await call('POST', '/api/public/api-keys', tenant.headers, { name: 'ci' });
     expect(created.status).toBe(201);
@@ -87,7 +116,7 @@ describe('api keys', () => {
     expect((await call('DELETE', `/api/public/api-keys/${created.body.id}`, tenant.headers)).status).toBe(404);
   });
 
-  it('cannot see or revoke another user\'s key', async () => {
+  it("cannot see or revoke another user's key", async () => {
     const tenant = await createTenant(t.container);
     const colleague = await tenant.member('admin');
     const theirs = await call('POST', '/api/public/api-keys', colleague.headers, {});
@@ -99,8 +128,15 @@ describe('api keys', () => {
 describe('chat tokens', () => {
   it('creates company tokens (optionally bound to an agent of the company) that authenticate chat calls', async () => {
     const tenant = await createTenant(t.container);
-    const agent = await t.container.db.insertInto('agents').values({ company_id: tenant.companyId, title: 'Helper' }).returning('id').executeTakeFirstOrThrow();
-    const bound = await call('POST', '/api/public/chat-tokens', tenant.headers, { name: 'web widget', agent_id: agent.id });
+    const agent = await t.container.db
+      .insertInto('agents')
+      .values({ company_id: tenant.companyId, title: 'Helper' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const bound = await call('POST', '/api/public/chat-tokens', tenant.headers, {
+      name: 'web widget',
+      agent_id: agent.id,
+    });
     expect(bound.status).toBe(201);
     expect(bound.body).toMatchObject({ name: 'web widget', agent_id: agent.id, created_by: tenant.userId });
     expect(bound.body.token).toMatch(/^ct_/);

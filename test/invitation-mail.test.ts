@@ -43,7 +43,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.server.address() as AddressInfo).port;
-  t = await createTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Switchboard <invites@switchboard.test>', PUBLIC_BASE_URL: 'https://switchboard.example.test' });
+  t = await createTestApp({
+    SMTP_URL: `smtp://127.0.0.1:${port}`,
+    MAIL_FROM: 'Switchboard <invites@switchboard.test>',
+    PUBLIC_BASE_URL: 'https://switchboard.example.test',
+  });
 });
 
 afterAll(async () => {
@@ -73,11 +77,15 @@ describe('invitation e-mail over SMTP', () => {
     expect(body).toContain(token);
     expect(body).toContain('Join the support team');
     expect(body).toContain('https://switchboard.example.test/api/public/companies/invitations/accept');
-    const outbox = await t.container.db.selectFrom('email_outbox').select('id').where('recipient', '=', email).execute();
+    const outbox = await t.container.db
+      .selectFrom('email_outbox')
+      .select('id')
+      .where('recipient', '=', email)
+      .execute();
     expect(outbox).toEqual([]);
   });
 
-  it('keeps a refused message in the outbox with the server\'s error, and still creates the invitation', async () => {
+  it("keeps a refused message in the outbox with the server's error, and still creates the invitation", async () => {
     refuse = true;
     try {
       const tenant = await createTenant(t.container);
@@ -89,7 +97,11 @@ describe('invitation e-mail over SMTP', () => {
         payload: JSON.stringify({ email }),
       });
       expect(res.statusCode).toBe(201);
-      const kept = await t.container.db.selectFrom('email_outbox').selectAll().where('recipient', '=', email).executeTakeFirstOrThrow();
+      const kept = await t.container.db
+        .selectFrom('email_outbox')
+        .selectAll()
+        .where('recipient', '=', email)
+        .executeTakeFirstOrThrow();
       expect(kept.kind).toBe('invitation');
       expect(kept.error).toContain('550');
       expect(kept.body_text).toContain((res.json() as { token: string }).token);

@@ -18,7 +18,14 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const silent = pino({ level: 'silent' });
 
 function configFor(databaseUrl: string, extra: Record<string, string> = {}) {
-  return loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RUN_WORKERS: 'false', ...extra });
+  return loadConfig({
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RUN_WORKERS: 'false',
+    ...extra,
+  });
 }
 
 async function get(server: RunningServer, url: string, headers: Record<string, string> = {}) {
@@ -51,7 +58,11 @@ describe('bootstrap', () => {
 
   it('creates a company, owner, key and token once, printing generated secrets once', async () => {
     const printed: string[] = [];
-    let server = await startServer(configFor(scratch.url, { BOOTSTRAP_ADMIN_EMAIL: 'Owner@Example.test' }), silent, (text) => printed.push(text));
+    let server = await startServer(
+      configFor(scratch.url, { BOOTSTRAP_ADMIN_EMAIL: 'Owner@Example.test' }),
+      silent,
+      (text) => printed.push(text),
+    );
     try {
       const text = printed.join('\n');
       const key = /x-api-key\s+: (sk_\S+)/.exec(text)?.[1];
@@ -63,7 +74,9 @@ describe('bootstrap', () => {
       expect(current).toMatchObject({ status: 200, body: { name: 'Default company' } });
       const me = await get(server, '/api/public/users/me', { 'x-api-key': key! });
       expect(me.body).toMatchObject({ email: 'owner@example.test', role: 'owner' });
-      expect(await server.container.identity.authenticateChatToken(token!)).toMatchObject({ companyId: current.body.id });
+      expect(await server.container.identity.authenticateChatToken(token!)).toMatchObject({
+        companyId: current.body.id,
+      });
       const stored = await server.container.db.selectFrom('api_keys').select(['key_hash', 'key_hint']).execute();
       expect(JSON.stringify(stored)).not.toContain(key!);
 
@@ -84,7 +97,11 @@ describe('bootstrap', () => {
     const key = 'sk_known_value_for_scripts_0001';
     const token = 'ct_known_value_for_scripts_0001';
     const printed: string[] = [];
-    const server = await startServer(configFor(db.url, { BOOTSTRAP_API_KEY: key, BOOTSTRAP_API_TOKEN: token }), silent, (text) => printed.push(text));
+    const server = await startServer(
+      configFor(db.url, { BOOTSTRAP_API_KEY: key, BOOTSTRAP_API_TOKEN: token }),
+      silent,
+      (text) => printed.push(text),
+    );
     try {
       expect(printed.join('\n')).not.toContain(key);
       expect(printed.join('\n')).not.toContain(token);
@@ -114,7 +131,11 @@ describe('graceful shutdown', () => {
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
         body: JSON.stringify({ industry: 'telecom' }),
       });
-      await waitFor(async () => (await blocker.query("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'")).rows[0].n > 0);
+      await waitFor(
+        async () =>
+          (await blocker.query("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'"))
+            .rows[0].n > 0,
+      );
 
       let finished = false;
       const stopping = server.shutdown().then(() => (finished = true));
@@ -154,7 +175,15 @@ describe('processes', () => {
     const key = 'sk_embedded_test_key_000001';
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BOOTSTRAP_API_KEY: key, LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        BOOTSTRAP_API_KEY: key,
+        LOG_LEVEL: 'info',
+      },
     });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
@@ -164,7 +193,9 @@ describe('processes', () => {
       await waitFor(async () => output.includes('switchboard is listening'), 90_000);
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
       expect(ready.status).toBe(200);
-      const current = await fetch(`http://127.0.0.1:${port}/api/public/companies/current`, { headers: { 'x-api-key': key } });
+      const current = await fetch(`http://127.0.0.1:${port}/api/public/companies/current`, {
+        headers: { 'x-api-key': key },
+      });
       expect(current.status).toBe(200);
       await access(path.join(dataDir, 'postgres', 'postmaster.pid'));
       child.kill('SIGTERM');
@@ -178,7 +209,10 @@ describe('processes', () => {
   }, 120_000);
 
   it('has npm start and the CLI bin pointing at files the build produces', async () => {
-    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+      bin: Record<string, string>;
+    };
     const entry = /^node (\S+)$/.exec(pkg.scripts.start ?? '')?.[1];
     expect(entry).toBeDefined();
     // `npm ci` builds dist/ through `prepare`; npm start and the bin must run what it emits.
@@ -204,18 +238,37 @@ describe('processes', () => {
       const server = await startServer(configFor(db.url), silent, () => undefined);
       try {
         const company = await server.container.db.selectFrom('companies').select('id').executeTakeFirstOrThrow();
-        const keys = await run(['src/cli.ts', 'keys', 'create', '--email', 'ops@example.test', '--company', company.id, '--role', 'developer'], { DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+        const keys = await run(
+          [
+            'src/cli.ts',
+            'keys',
+            'create',
+            '--email',
+            'ops@example.test',
+            '--company',
+            company.id,
+            '--role',
+            'developer',
+          ],
+          { DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
+        );
         expect(keys.code, keys.stderr).toBe(0);
         const key = keys.stdout.trim().split('\n').at(-1)!;
         const me = await get(server, '/api/public/users/me', { 'x-api-key': key });
         expect(me.body).toMatchObject({ email: 'ops@example.test', role: 'developer', active_company_id: company.id });
 
-        const tokens = await run(['src/cli.ts', 'tokens', 'create', '--name', 'widget'], { DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+        const tokens = await run(['src/cli.ts', 'tokens', 'create', '--name', 'widget'], {
+          DATABASE_URL: db.url,
+          LOG_LEVEL: 'silent',
+        });
         expect(tokens.code, tokens.stderr).toBe(0);
         const token = tokens.stdout.trim().split('\n').at(-1)!;
         expect(await server.container.identity.authenticateChatToken(token)).toMatchObject({ companyId: company.id });
 
-        const bad = await run(['src/cli.ts', 'keys', 'create', '--email', 'nope'], { DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+        const bad = await run(['src/cli.ts', 'keys', 'create', '--email', 'nope'], {
+          DATABASE_URL: db.url,
+          LOG_LEVEL: 'silent',
+        });
         expect(bad.code).toBe(64);
         expect(bad.stderr).toContain('--email must be an e-mail address');
       } finally {

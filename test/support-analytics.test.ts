@@ -37,7 +37,10 @@ beforeAll(async () => {
     agents.push(id);
     agentNames.set(id, name);
   }
-  const users = [await createEndUser(t.container, tenant.companyId), await createEndUser(t.container, tenant.companyId)];
+  const users = [
+    await createEndUser(t.container, tenant.companyId),
+    await createEndUser(t.container, tenant.companyId),
+  ];
   const random = sequence(7);
   inWindow = [];
   for (let i = 0; i < 60; i++) {
@@ -59,8 +62,22 @@ beforeAll(async () => {
     );
   }
   // Just outside the window on both sides.
-  outside.push(await insertQuery(t.container, tenant.companyId, { agentId: agents[0]!, userId: users[0]!, createdAt: new Date(START - 1), resolvedAfter: 5 }));
-  outside.push(await insertQuery(t.container, tenant.companyId, { agentId: agents[1]!, userId: users[0]!, createdAt: new Date(END), resolvedAfter: 5 }));
+  outside.push(
+    await insertQuery(t.container, tenant.companyId, {
+      agentId: agents[0]!,
+      userId: users[0]!,
+      createdAt: new Date(START - 1),
+      resolvedAfter: 5,
+    }),
+  );
+  outside.push(
+    await insertQuery(t.container, tenant.companyId, {
+      agentId: agents[1]!,
+      userId: users[0]!,
+      createdAt: new Date(END),
+      resolvedAfter: 5,
+    }),
+  );
 });
 afterAll(async () => {
   await t.close();
@@ -104,19 +121,35 @@ describe('GET /customer-support/dashboard', () => {
     expect(status).toBe(200);
     expect(body.total_queries).toBe(60);
     const byStatus = countBy(QUERY_STATUSES, (q) => q.status);
-    expect([body.open_queries, body.in_progress_queries, body.resolved_queries, body.closed_queries]).toEqual([byStatus.open, byStatus.in_progress, byStatus.resolved, byStatus.closed]);
+    expect([body.open_queries, body.in_progress_queries, body.resolved_queries, body.closed_queries]).toEqual([
+      byStatus.open,
+      byStatus.in_progress,
+      byStatus.resolved,
+      byStatus.closed,
+    ]);
     expect(body.avg_resolution_time).toBeCloseTo(mean(resolved().map(minutes)), 1);
     expect(body.agent_handled_queries).toBe(inWindow.filter((q) => !q.escalated).length);
     expect(body.human_escalated_queries).toBe(inWindow.filter((q) => q.escalated).length);
     expect(body.agent_success_rate).toBeCloseTo((100 * agentResolved(inWindow)) / 60, 1);
-    expect(body.avg_customer_satisfaction).toBeCloseTo(mean(inWindow.flatMap((q) => (q.satisfaction ? [q.satisfaction] : []))), 1);
+    expect(body.avg_customer_satisfaction).toBeCloseTo(
+      mean(inWindow.flatMap((q) => (q.satisfaction ? [q.satisfaction] : []))),
+      1,
+    );
     expect(body.queries_by_type).toEqual(countBy(QUERY_TYPES, (q) => q.queryType));
     expect(body.queries_by_priority).toEqual(countBy(PRIORITIES, (q) => q.priority));
     const newest = [...inWindow].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).slice(0, 3);
     expect(body.recent_queries.map((q: { id: string }) => q.id)).toEqual(newest.map((q) => q.id));
-    expect(body.recent_queries[0]).toMatchObject({ created_at: newest[0]!.createdAt.toISOString(), agent_id: newest[0]!.agentId, customer_satisfaction: newest[0]!.satisfaction });
-    const expectedTop = perAgent().sort((a, b) => b.success_rate - a.success_rate || b.queries_handled - a.queries_handled);
-    expect(body.top_performing_agents.map((a: { agent_id: string }) => a.agent_id)).toEqual(expectedTop.map((a) => a.agent_id));
+    expect(body.recent_queries[0]).toMatchObject({
+      created_at: newest[0]!.createdAt.toISOString(),
+      agent_id: newest[0]!.agentId,
+      customer_satisfaction: newest[0]!.satisfaction,
+    });
+    const expectedTop = perAgent().sort(
+      (a, b) => b.success_rate - a.success_rate || b.queries_handled - a.queries_handled,
+    );
+    expect(body.top_performing_agents.map((a: { agent_id: string }) => a.agent_id)).toEqual(
+      expectedTop.map((a) => a.agent_id),
+    );
     body.top_performing_agents.forEach((agent: Record<string, number | string>, i: number) => {
       const want = expectedTop[i]!;
       expect(agent.agent_name).toBe(want.agent_name);
@@ -130,7 +163,14 @@ describe('GET /customer-support/dashboard', () => {
   it('gives zeros for an empty window', async () => {
     const { status, body } = await get('/customer-support/dashboard?start_date=2020-01-01&end_date=2020-01-31');
     expect(status).toBe(200);
-    expect(body).toMatchObject({ total_queries: 0, avg_resolution_time: 0, agent_success_rate: 0, avg_customer_satisfaction: 0, recent_queries: [], top_performing_agents: [] });
+    expect(body).toMatchObject({
+      total_queries: 0,
+      avg_resolution_time: 0,
+      agent_success_rate: 0,
+      avg_customer_satisfaction: 0,
+      recent_queries: [],
+      top_performing_agents: [],
+    });
     expect(Object.values(body.queries_by_type)).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
@@ -191,13 +231,32 @@ describe('GET /customer-support/stats', () => {
     });
     expect(body.periods.reduce((sum: number, p: { total_queries: number }) => sum + p.total_queries, 0)).toBe(60);
     const monthly = await get(`/customer-support/stats?${WINDOW}&group_by=month`);
-    expect(monthly.body.periods).toEqual([{ period: '2024-06-01', total_queries: 60, resolved_queries: resolved().length, avg_resolution_time: expect.any(Number) }]);
+    expect(monthly.body.periods).toEqual([
+      {
+        period: '2024-06-01',
+        total_queries: 60,
+        resolved_queries: resolved().length,
+        avg_resolution_time: expect.any(Number),
+      },
+    ]);
   });
 
   it('gives zeros for an empty window and rejects an unknown group_by', async () => {
     const empty = await get('/customer-support/stats?start_date=2020-01-01&end_date=2020-01-02&group_by=day');
-    expect(empty.body.resolution_metrics).toEqual({ avg_resolution_time: 0, median_resolution_time: 0, total_resolved: 0, agent_resolved: 0, human_resolved: 0, automated_resolution_rate: 0 });
-    expect(empty.body.agent_performance).toEqual({ total_agents_active: 0, avg_queries_per_agent: 0, top_agent_success_rate: 0, agents_above_target: 0 });
+    expect(empty.body.resolution_metrics).toEqual({
+      avg_resolution_time: 0,
+      median_resolution_time: 0,
+      total_resolved: 0,
+      agent_resolved: 0,
+      human_resolved: 0,
+      automated_resolution_rate: 0,
+    });
+    expect(empty.body.agent_performance).toEqual({
+      total_agents_active: 0,
+      avg_queries_per_agent: 0,
+      top_agent_success_rate: 0,
+      agents_above_target: 0,
+    });
     expect(empty.body.periods).toEqual([
       { period: '2020-01-01', total_queries: 0, resolved_queries: 0, avg_resolution_time: 0 },
       { period: '2020-01-02', total_queries: 0, resolved_queries: 0, avg_resolution_time: 0 },
@@ -216,24 +275,35 @@ describe('GET /customer-support/analytics', () => {
     const { status, body } = await get(`/customer-support/analytics?${WINDOW}`);
     expect(status).toBe(200);
     expect(body.time_series).toHaveLength(30);
-    body.time_series.forEach((point: { date: string; queries_created: number; queries_resolved: number }, i: number) => {
-      const from = START + i * 86_400_000;
-      expect(point.date).toBe(new Date(from).toISOString().slice(0, 10));
-      expect(point.queries_created).toBe(inWindow.filter((q) => q.createdAt.getTime() >= from && q.createdAt.getTime() < from + 86_400_000).length);
-      // Resolutions counted on the day they happened, for any query of the company.
-      const all = [...inWindow, ...outside];
-      expect(point.queries_resolved).toBe(all.filter((q) => q.resolvedAt && q.resolvedAt.getTime() >= from && q.resolvedAt.getTime() < from + 86_400_000).length);
-    });
+    body.time_series.forEach(
+      (point: { date: string; queries_created: number; queries_resolved: number }, i: number) => {
+        const from = START + i * 86_400_000;
+        expect(point.date).toBe(new Date(from).toISOString().slice(0, 10));
+        expect(point.queries_created).toBe(
+          inWindow.filter((q) => q.createdAt.getTime() >= from && q.createdAt.getTime() < from + 86_400_000).length,
+        );
+        // Resolutions counted on the day they happened, for any query of the company.
+        const all = [...inWindow, ...outside];
+        expect(point.queries_resolved).toBe(
+          all.filter(
+            (q) => q.resolvedAt && q.resolvedAt.getTime() >= from && q.resolvedAt.getTime() < from + 86_400_000,
+          ).length,
+        );
+      },
+    );
     const middle = (START + END) / 2;
     const first = inWindow.filter((q) => q.createdAt.getTime() < middle);
     const second = inWindow.filter((q) => q.createdAt.getTime() >= middle);
-    const volume = second.length > first.length * 1.1 ? 'increasing' : second.length < first.length * 0.9 ? 'decreasing' : 'stable';
+    const volume =
+      second.length > first.length * 1.1 ? 'increasing' : second.length < first.length * 0.9 ? 'decreasing' : 'stable';
     const r1 = mean(first.filter((q) => q.resolvedAt).map(minutes));
     const r2 = mean(second.filter((q) => q.resolvedAt).map(minutes));
     const resolution = r2 < r1 * 0.9 ? 'improving' : r2 > r1 * 1.1 ? 'worsening' : 'stable';
     expect(body.trends).toEqual({ query_volume_trend: volume, resolution_time_trend: resolution });
     const counts = countBy(QUERY_TYPES, (q) => q.queryType);
-    const expectedCategories = QUERY_TYPES.filter((type) => counts[type]! > 0).sort((a, b) => counts[b]! - counts[a]! || a.localeCompare(b));
+    const expectedCategories = QUERY_TYPES.filter((type) => counts[type]! > 0).sort(
+      (a, b) => counts[b]! - counts[a]! || a.localeCompare(b),
+    );
     expect(body.top_categories.map((c: { category: string }) => c.category)).toEqual(expectedCategories);
     body.top_categories.forEach((c: { category: string; count: number; percentage: number }) => {
       expect(c.count).toBe(counts[c.category]);
@@ -243,16 +313,24 @@ describe('GET /customer-support/analytics', () => {
 
   it('groups by month and week, and defaults to day', async () => {
     const monthly = await get(`/customer-support/analytics?${WINDOW}&granularity=month`);
-    expect(monthly.body.time_series).toEqual([{ date: '2024-06-01', queries_created: 60, queries_resolved: expect.any(Number) }]);
+    expect(monthly.body.time_series).toEqual([
+      { date: '2024-06-01', queries_created: 60, queries_resolved: expect.any(Number) },
+    ]);
     const weekly = await get(`/customer-support/analytics?${WINDOW}&granularity=week`);
     expect(weekly.body.time_series[0].date).toBe('2024-05-27');
-    expect(weekly.body.time_series.reduce((s: number, p: { queries_created: number }) => s + p.queries_created, 0)).toBe(60);
+    expect(
+      weekly.body.time_series.reduce((s: number, p: { queries_created: number }) => s + p.queries_created, 0),
+    ).toBe(60);
   });
 
   it('is stable with zeros for an empty window and rejects bad granularity', async () => {
     const empty = await get('/customer-support/analytics?start_date=2020-01-01&end_date=2020-01-03');
     expect(empty.body).toEqual({
-      time_series: ['2020-01-01', '2020-01-02', '2020-01-03'].map((date) => ({ date, queries_created: 0, queries_resolved: 0 })),
+      time_series: ['2020-01-01', '2020-01-02', '2020-01-03'].map((date) => ({
+        date,
+        queries_created: 0,
+        queries_resolved: 0,
+      })),
       trends: { query_volume_trend: 'stable', resolution_time_trend: 'stable' },
       top_categories: [],
     });
@@ -286,8 +364,12 @@ describe('windows that cut through hours (rollup plus raw edge rows)', () => {
     const { status, body } = await get(`/customer-support/stats?start_date=${start}&end_date=${end}`);
     expect(status).toBe(200);
     expect(body.total_queries).toBe(rows.length);
-    expect(body.by_status).toEqual(Object.fromEntries(QUERY_STATUSES.map((s) => [s, rows.filter((q) => q.status === s).length])));
-    expect(body.by_priority).toEqual(Object.fromEntries(PRIORITIES.map((p) => [p, rows.filter((q) => q.priority === p).length])));
+    expect(body.by_status).toEqual(
+      Object.fromEntries(QUERY_STATUSES.map((s) => [s, rows.filter((q) => q.status === s).length])),
+    );
+    expect(body.by_priority).toEqual(
+      Object.fromEntries(PRIORITIES.map((p) => [p, rows.filter((q) => q.priority === p).length])),
+    );
     const res = rows.filter((q) => q.resolvedAt);
     expect(body.resolution_metrics.total_resolved).toBe(res.length);
     expect(body.resolution_metrics.agent_resolved).toBe(agentResolved(res));
@@ -308,8 +390,12 @@ describe('windows that cut through hours (rollup plus raw edge rows)', () => {
     for (const point of body.time_series as { date: string; queries_created: number; queries_resolved: number }[]) {
       const dayStart = Math.max(from, Date.parse(`${point.date}T00:00:00Z`));
       const dayEnd = Math.min(to, Date.parse(`${point.date}T00:00:00Z`) + 86_400_000);
-      expect(point.queries_created).toBe(all.filter((q) => q.createdAt.getTime() >= dayStart && q.createdAt.getTime() < dayEnd).length);
-      expect(point.queries_resolved).toBe(all.filter((q) => q.resolvedAt && q.resolvedAt.getTime() >= dayStart && q.resolvedAt.getTime() < dayEnd).length);
+      expect(point.queries_created).toBe(
+        all.filter((q) => q.createdAt.getTime() >= dayStart && q.createdAt.getTime() < dayEnd).length,
+      );
+      expect(point.queries_resolved).toBe(
+        all.filter((q) => q.resolvedAt && q.resolvedAt.getTime() >= dayStart && q.resolvedAt.getTime() < dayEnd).length,
+      );
     }
   });
 
@@ -322,7 +408,13 @@ describe('windows that cut through hours (rollup plus raw edge rows)', () => {
     const start = '2024-06-05T06:15:00Z';
     const end = '2024-06-25T18:45:00Z';
     const agent = agents[1]!;
-    const rows = inWindow.filter((q) => q.createdAt.getTime() >= Date.parse(start) && q.createdAt.getTime() <= Date.parse(end) && q.agentId === agent && predicate(q));
+    const rows = inWindow.filter(
+      (q) =>
+        q.createdAt.getTime() >= Date.parse(start) &&
+        q.createdAt.getTime() <= Date.parse(end) &&
+        q.agentId === agent &&
+        predicate(q),
+    );
     const { body } = await get(`/customer-support?${filter}&agent_id=${agent}&start_date=${start}&end_date=${end}`);
     expect(body.total).toBe(rows.length);
     expect(body.data.map((q: { id: string }) => q.id).sort()).toEqual(rows.map((q) => q.id).sort());
@@ -339,8 +431,13 @@ describe('figures follow the platform writing through the recorder', () => {
       const again = await recorder.ensureEndUser(trx, fresh.companyId, 'visitor-1', { name: 'Vera' });
       expect(again.id).toBe(user.id);
       const { id } = await recorder.openForConversation(trx, {
-        companyId: fresh.companyId, endUserId: user.id, agentId, deploymentId: null, conversationId: randomUUIDv4(),
-        subject: 'I was charged twice for my subscription', description: 'Refund please',
+        companyId: fresh.companyId,
+        endUserId: user.id,
+        agentId,
+        deploymentId: null,
+        conversationId: randomUUIDv4(),
+        subject: 'I was charged twice for my subscription',
+        description: 'Refund please',
       });
       return id;
     });
@@ -352,30 +449,76 @@ describe('figures follow the platform writing through the recorder', () => {
     const one = (await get(`/customer-support/${queryId}`, fresh)).body;
     expect(one.user).toMatchObject({ email: 'v@x.test', name: 'Vera' });
 
-    await t.container.db.transaction().execute((trx) => recorder.recordAgentTurn(trx, { companyId: fresh.companyId, queryId, resolved: false, escalated: false, toolsUsed: ['crm_lookup'], agentActions: 2 }));
+    await t.container.db
+      .transaction()
+      .execute((trx) =>
+        recorder.recordAgentTurn(trx, {
+          companyId: fresh.companyId,
+          queryId,
+          resolved: false,
+          escalated: false,
+          toolsUsed: ['crm_lookup'],
+          agentActions: 2,
+        }),
+      );
     body = await stats();
     expect(body.by_status).toMatchObject({ open: 0, in_progress: 1 });
 
     await t.container.db.transaction().execute(async (trx) => {
-      await recorder.recordAgentTurn(trx, { companyId: fresh.companyId, queryId, resolved: true, escalated: false, resolution: 'Refunded', toolsUsed: ['refund_payment'], agentActions: 1 });
+      await recorder.recordAgentTurn(trx, {
+        companyId: fresh.companyId,
+        queryId,
+        resolved: true,
+        escalated: false,
+        resolution: 'Refunded',
+        toolsUsed: ['refund_payment'],
+        agentActions: 1,
+      });
       await recorder.recordSatisfaction(trx, { companyId: fresh.companyId, queryId, rating: 4 });
     });
     body = await stats();
     expect(body.by_status).toMatchObject({ in_progress: 0, resolved: 1 });
-    expect(body.resolution_metrics).toMatchObject({ total_resolved: 1, agent_resolved: 1, human_resolved: 0, automated_resolution_rate: 100 });
+    expect(body.resolution_metrics).toMatchObject({
+      total_resolved: 1,
+      agent_resolved: 1,
+      human_resolved: 0,
+      automated_resolution_rate: 100,
+    });
     const dashboard = (await get('/customer-support/dashboard', fresh)).body;
     expect(dashboard).toMatchObject({ agent_success_rate: 100, avg_customer_satisfaction: 4, resolved_queries: 1 });
     const record = (await get(`/customer-support/${queryId}`, fresh)).body;
-    expect(record.metadata).toEqual({ agent_actions_count: 3, tools_used: ['crm_lookup', 'refund_payment'], customer_satisfaction: 4, resolution_method: 'automated', escalated_to_human: false });
+    expect(record.metadata).toEqual({
+      agent_actions_count: 3,
+      tools_used: ['crm_lookup', 'refund_payment'],
+      customer_satisfaction: 4,
+      resolution_method: 'automated',
+      escalated_to_human: false,
+    });
     expect(record.resolution).toBe('Refunded');
-    expect(record.agent.performance_metrics).toMatchObject({ total_queries_handled: 1, success_rate: 100, customer_satisfaction_avg: 4 });
+    expect(record.agent.performance_metrics).toMatchObject({
+      total_queries_handled: 1,
+      success_rate: 100,
+      customer_satisfaction_avg: 4,
+    });
 
     await t.container.db.transaction().execute((trx) => recorder.close(trx, { companyId: fresh.companyId, queryId }));
     body = await stats();
     expect(body.by_status).toMatchObject({ resolved: 0, closed: 1 });
-    await expect(t.container.db.transaction().execute((trx) => recorder.recordAgentTurn(trx, { companyId: fresh.companyId, queryId, resolved: false, escalated: false }))).rejects.toMatchObject({ statusCode: 409 });
-    await expect(t.container.db.transaction().execute((trx) => recorder.recordSatisfaction(trx, { companyId: fresh.companyId, queryId, rating: 6 }))).rejects.toMatchObject({ statusCode: 400 });
-    await expect(t.container.db.transaction().execute((trx) => recorder.close(trx, { companyId: tenant.companyId, queryId }))).rejects.toMatchObject({ statusCode: 404 });
+    await expect(
+      t.container.db
+        .transaction()
+        .execute((trx) =>
+          recorder.recordAgentTurn(trx, { companyId: fresh.companyId, queryId, resolved: false, escalated: false }),
+        ),
+    ).rejects.toMatchObject({ statusCode: 409 });
+    await expect(
+      t.container.db
+        .transaction()
+        .execute((trx) => recorder.recordSatisfaction(trx, { companyId: fresh.companyId, queryId, rating: 6 })),
+    ).rejects.toMatchObject({ statusCode: 400 });
+    await expect(
+      t.container.db.transaction().execute((trx) => recorder.close(trx, { companyId: tenant.companyId, queryId })),
+    ).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it('marks an escalated query human-resolved', async () => {
@@ -384,9 +527,27 @@ describe('figures follow the platform writing through the recorder', () => {
     const recorder = t.container.supportQueries;
     await t.container.db.transaction().execute(async (trx) => {
       const user = await recorder.ensureEndUser(trx, fresh.companyId, 'v2');
-      const { id } = await recorder.openForConversation(trx, { companyId: fresh.companyId, endUserId: user.id, agentId, deploymentId: null, conversationId: randomUUIDv4(), subject: 'Question', description: 'Hi' });
-      await recorder.recordAgentTurn(trx, { companyId: fresh.companyId, queryId: id, resolved: false, escalated: true });
-      await recorder.recordAgentTurn(trx, { companyId: fresh.companyId, queryId: id, resolved: true, escalated: false });
+      const { id } = await recorder.openForConversation(trx, {
+        companyId: fresh.companyId,
+        endUserId: user.id,
+        agentId,
+        deploymentId: null,
+        conversationId: randomUUIDv4(),
+        subject: 'Question',
+        description: 'Hi',
+      });
+      await recorder.recordAgentTurn(trx, {
+        companyId: fresh.companyId,
+        queryId: id,
+        resolved: false,
+        escalated: true,
+      });
+      await recorder.recordAgentTurn(trx, {
+        companyId: fresh.companyId,
+        queryId: id,
+        resolved: true,
+        escalated: false,
+      });
     });
     const body = (await get('/customer-support/stats', fresh)).body;
     expect(body.resolution_metrics).toMatchObject({ total_resolved: 1, agent_resolved: 0, human_resolved: 1 });
@@ -402,15 +563,41 @@ describe('deletes keep the rollups right', () => {
     const agentId = await createAgent(t.container, fresh.companyId);
     const keep = await createEndUser(t.container, fresh.companyId);
     const gone = await createEndUser(t.container, fresh.companyId);
-    await insertQuery(t.container, fresh.companyId, { agentId, userId: keep, createdAt: new Date('2024-06-05T10:00:00Z'), resolvedAfter: 10 });
-    await insertQuery(t.container, fresh.companyId, { agentId, userId: gone, createdAt: new Date('2024-06-05T11:00:00Z'), resolvedAfter: 20 });
+    await insertQuery(t.container, fresh.companyId, {
+      agentId,
+      userId: keep,
+      createdAt: new Date('2024-06-05T10:00:00Z'),
+      resolvedAfter: 10,
+    });
+    await insertQuery(t.container, fresh.companyId, {
+      agentId,
+      userId: gone,
+      createdAt: new Date('2024-06-05T11:00:00Z'),
+      resolvedAfter: 20,
+    });
     await t.container.db.deleteFrom('end_users').where('id', '=', gone).execute();
     const stats = (await get(`/customer-support/stats?${WINDOW}`, fresh)).body;
     expect(stats.total_queries).toBe(1);
-    expect(stats.resolution_metrics).toMatchObject({ total_resolved: 1, avg_resolution_time: 10, median_resolution_time: 10 });
-    await t.container.db.transaction().execute((trx) => t.container.notifications.notify(trx, { companyId: fresh.companyId, notificationType: 'system', category: 'system', title: 't', message: 'm' }));
+    expect(stats.resolution_metrics).toMatchObject({
+      total_resolved: 1,
+      avg_resolution_time: 10,
+      median_resolution_time: 10,
+    });
+    await t.container.db
+      .transaction()
+      .execute((trx) =>
+        t.container.notifications.notify(trx, {
+          companyId: fresh.companyId,
+          notificationType: 'system',
+          category: 'system',
+          title: 't',
+          message: 'm',
+        }),
+      );
     await t.container.db.deleteFrom('companies').where('id', '=', fresh.companyId).execute();
-    const left = await sql`select company_id from support_query_daily where company_id = ${fresh.companyId}`.execute(t.container.db);
+    const left = await sql`select company_id from support_query_daily where company_id = ${fresh.companyId}`.execute(
+      t.container.db,
+    );
     expect(left.rows).toEqual([]);
   });
 });

@@ -14,7 +14,10 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 
 function run(args: string[], env: Record<string, string>, timeoutMs = 120_000) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -64,7 +67,9 @@ describe('switchboard seed --demo', () => {
     expect(notifications.total).toBeGreaterThanOrEqual(20);
     expect(notifications.data[0].recipients.map((r: { user_id: string }) => r.user_id)).toEqual([tenant.userId]);
     const mine = await get(tenant, '/team-notifications/stats?include_expired=true');
-    expect(Object.values(mine.by_type as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(mine.total_notifications);
+    expect(Object.values(mine.by_type as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(
+      mine.total_notifications,
+    );
   });
 
   it('adds history in bulk above 10,000 queries, and the rollups agree with the rows', async () => {
@@ -72,7 +77,9 @@ describe('switchboard seed --demo', () => {
     const seeded = await run(['seed', '--demo', '--company', 'Bulk Co', '--queries', '12000', '--days', '120'], env);
     expect(seeded.code, seeded.stderr).toBe(0);
     const { rows } = await sql<{ status: string; n: number }>`
-      select status, count(*) as n from support_queries where company_id = ${tenant.companyId} group by status`.execute(t.container.db);
+      select status, count(*) as n from support_queries where company_id = ${tenant.companyId} group by status`.execute(
+      t.container.db,
+    );
     const window = `start_date=${new Date(Date.now() - 200 * 86_400_000).toISOString()}`;
     const stats = await get(tenant, `/customer-support/stats?${window}`);
     expect(stats.total_queries).toBe(12_000);
@@ -84,7 +91,9 @@ describe('switchboard seed --demo', () => {
       select count(*) as total, count(resolved_at) as resolved,
         percentile_cont(0.5) within group (order by extract(epoch from (resolved_at - created_at)) / 60) as median,
         avg(extract(epoch from (resolved_at - created_at)) / 60) as avg
-      from support_queries where company_id = ${tenant.companyId} and created_at >= ${start} and created_at <= ${end}`.execute(t.container.db);
+      from support_queries where company_id = ${tenant.companyId} and created_at >= ${start} and created_at <= ${end}`.execute(
+      t.container.db,
+    );
     const cutStats = await get(tenant, `/customer-support/stats?${cut}`);
     expect(cutStats.total_queries).toBe(exact[0]!.total);
     expect(cutStats.resolution_metrics.total_resolved).toBe(exact[0]!.resolved);

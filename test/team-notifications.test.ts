@@ -12,8 +12,18 @@ afterAll(async () => {
   await t.close();
 });
 
-async function request(who: { headers: Record<string, string> } | null, method: 'GET' | 'PATCH', url: string, payload?: unknown) {
-  const response = await t.app.inject({ method, url, headers: who?.headers ?? {}, ...(payload !== undefined ? { payload: payload as object } : {}) });
+async function request(
+  who: { headers: Record<string, string> } | null,
+  method: 'GET' | 'PATCH',
+  url: string,
+  payload?: unknown,
+) {
+  const response = await t.app.inject({
+    method,
+    url,
+    headers: who?.headers ?? {},
+    ...(payload !== undefined ? { payload: payload as object } : {}),
+  });
   return { status: response.statusCode, body: response.json(), headers: response.headers };
 }
 
@@ -34,14 +44,28 @@ describe('notify', () => {
   it('delivers to every member at creation time, not to later members', async () => {
     const tenant = await createTenant(t.container);
     const member = await tenant.member('member');
-    const { id } = await notify(tenant.companyId, { senderId: tenant.userId, priority: 'high', metadata: { agent_id: randomUUID(), execution_time: '1.2s' } });
+    const { id } = await notify(tenant.companyId, {
+      senderId: tenant.userId,
+      priority: 'high',
+      metadata: { agent_id: randomUUID(), execution_time: '1.2s' },
+    });
     const late = await tenant.member('member');
     const { status, body } = await request(tenant, 'GET', `/team-notifications/${id}`);
     expect(status).toBe(200);
-    expect(body.recipients.map((r: { user_id: string }) => r.user_id).sort()).toEqual([tenant.userId, member.userId].sort());
-    expect(body.recipients.every((r: { status: string; read_at: null }) => r.status === 'unread' && r.read_at === null)).toBe(true);
+    expect(body.recipients.map((r: { user_id: string }) => r.user_id).sort()).toEqual(
+      [tenant.userId, member.userId].sort(),
+    );
+    expect(
+      body.recipients.every((r: { status: string; read_at: null }) => r.status === 'unread' && r.read_at === null),
+    ).toBe(true);
     expect(body.sender).toMatchObject({ id: tenant.userId, email: tenant.email });
-    expect(body).toMatchObject({ notification_type: 'agent_action', category: 'agent', priority: 'high', status: 'unread', company_id: tenant.companyId });
+    expect(body).toMatchObject({
+      notification_type: 'agent_action',
+      category: 'agent',
+      priority: 'high',
+      status: 'unread',
+      company_id: tenant.companyId,
+    });
     expect(body.metadata.execution_time).toBe('1.2s');
     const lateView = await request(late, 'GET', `/team-notifications/users/${late.userId}`);
     expect(lateView.body.total).toBe(0);
@@ -66,11 +90,46 @@ describe('GET /team-notifications', () => {
   beforeAll(async () => {
     tenant = await createTenant(t.container);
     admin = await tenant.member('admin');
-    ids.email = (await notify(tenant.companyId, { notificationType: 'email_sent', priority: 'low', metadata: { agent_id: agentId, query_id: queryId, recipient_email: 'c@x.test' }, createdAt: new Date('2025-05-01T10:00:00Z') })).id;
-    ids.tool = (await notify(tenant.companyId, { notificationType: 'tool_usage', priority: 'urgent', metadata: { agent_id: agentId, tool_used: 'crm_lookup' }, createdAt: new Date('2025-05-02T10:00:00Z') })).id;
-    ids.system = (await notify(tenant.companyId, { notificationType: 'system', category: 'deployment', senderId: admin.userId, createdAt: new Date('2025-05-03T10:00:00Z') })).id;
-    ids.expired = (await notify(tenant.companyId, { notificationType: 'system', category: 'system', expiresAt: new Date(Date.now() - 60_000), createdAt: new Date('2025-05-04T10:00:00Z') })).id;
-    ids.future = (await notify(tenant.companyId, { notificationType: 'system', category: 'security', expiresAt: new Date(Date.now() + 3_600_000), createdAt: new Date('2025-05-05T10:00:00Z') })).id;
+    ids.email = (
+      await notify(tenant.companyId, {
+        notificationType: 'email_sent',
+        priority: 'low',
+        metadata: { agent_id: agentId, query_id: queryId, recipient_email: 'c@x.test' },
+        createdAt: new Date('2025-05-01T10:00:00Z'),
+      })
+    ).id;
+    ids.tool = (
+      await notify(tenant.companyId, {
+        notificationType: 'tool_usage',
+        priority: 'urgent',
+        metadata: { agent_id: agentId, tool_used: 'crm_lookup' },
+        createdAt: new Date('2025-05-02T10:00:00Z'),
+      })
+    ).id;
+    ids.system = (
+      await notify(tenant.companyId, {
+        notificationType: 'system',
+        category: 'deployment',
+        senderId: admin.userId,
+        createdAt: new Date('2025-05-03T10:00:00Z'),
+      })
+    ).id;
+    ids.expired = (
+      await notify(tenant.companyId, {
+        notificationType: 'system',
+        category: 'system',
+        expiresAt: new Date(Date.now() - 60_000),
+        createdAt: new Date('2025-05-04T10:00:00Z'),
+      })
+    ).id;
+    ids.future = (
+      await notify(tenant.companyId, {
+        notificationType: 'system',
+        category: 'security',
+        expiresAt: new Date(Date.now() + 3_600_000),
+        createdAt: new Date('2025-05-05T10:00:00Z'),
+      })
+    ).id;
     await request(tenant, 'PATCH', `/team-notifications/${ids.tool}/users/${tenant.userId}/status`, { status: 'read' });
   });
 
@@ -139,7 +198,13 @@ describe('GET /team-notifications', () => {
     const foreign = await request(other, 'GET', `/team-notifications/${ids.email}`);
     expect(foreign.status).toBe(404);
     expect(foreign.body.message).toContain('Notification not found');
-    expect((await request(other, 'PATCH', `/team-notifications/${ids.email}/users/${other.userId}/status`, { status: 'read' })).status).toBe(404);
+    expect(
+      (
+        await request(other, 'PATCH', `/team-notifications/${ids.email}/users/${other.userId}/status`, {
+          status: 'read',
+        })
+      ).status,
+    ).toBe(404);
     expect((await request(null, 'GET', '/team-notifications')).status).toBe(401);
   });
 });
@@ -153,36 +218,67 @@ describe('per-user status', () => {
     const { id } = await notify(tenant.companyId);
     const other = await notify(tenant.companyId, { notificationType: 'api_call', priority: 'low' });
 
-    const own = await request(member, 'PATCH', `/team-notifications/${id}/users/${member.userId}/status`, { status: 'read' });
+    const own = await request(member, 'PATCH', `/team-notifications/${id}/users/${member.userId}/status`, {
+      status: 'read',
+    });
     expect(own.status).toBe(200);
-    expect(own.body).toMatchObject({ notification_id: id, user_id: member.userId, status: 'read', user: { id: member.userId, email: member.email } });
+    expect(own.body).toMatchObject({
+      notification_id: id,
+      user_id: member.userId,
+      status: 'read',
+      user: { id: member.userId, email: member.email },
+    });
     const readAt = own.body.read_at;
     expect(new Date(readAt).toISOString()).toBe(readAt);
-    const archived = await request(member, 'PATCH', `/team-notifications/${id}/users/${member.userId}/status`, { status: 'archived' });
+    const archived = await request(member, 'PATCH', `/team-notifications/${id}/users/${member.userId}/status`, {
+      status: 'archived',
+    });
     expect(archived.body).toMatchObject({ status: 'archived', read_at: readAt });
-    const unread = await request(member, 'PATCH', `/team-notifications/${id}/users/${member.userId}/status`, { status: 'unread' });
+    const unread = await request(member, 'PATCH', `/team-notifications/${id}/users/${member.userId}/status`, {
+      status: 'unread',
+    });
     expect(unread.body).toMatchObject({ status: 'unread', read_at: null });
 
-    const forbidden = await request(member, 'PATCH', `/team-notifications/${id}/users/${tenant.userId}/status`, { status: 'read' });
+    const forbidden = await request(member, 'PATCH', `/team-notifications/${id}/users/${tenant.userId}/status`, {
+      status: 'read',
+    });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error).toBe('Forbidden');
     expect((await request(member, 'GET', `/team-notifications/users/${tenant.userId}`)).status).toBe(403);
     expect((await request(member, 'GET', `/team-notifications/stats?user_id=${tenant.userId}`)).status).toBe(403);
 
-    const byAdmin = await request(admin, 'PATCH', `/team-notifications/${id}/users/${member.userId}/status`, { status: 'read' });
+    const byAdmin = await request(admin, 'PATCH', `/team-notifications/${id}/users/${member.userId}/status`, {
+      status: 'read',
+    });
     expect(byAdmin.status).toBe(200);
     expect((await request(admin, 'GET', `/team-notifications/users/${member.userId}`)).status).toBe(200);
 
-    expect((await request(admin, 'PATCH', `/team-notifications/${id}/users/${outsider.userId}/status`, { status: 'read' })).status).toBe(404);
+    expect(
+      (await request(admin, 'PATCH', `/team-notifications/${id}/users/${outsider.userId}/status`, { status: 'read' }))
+        .status,
+    ).toBe(404);
     expect((await request(member, 'GET', `/team-notifications/users/${outsider.userId}`)).status).toBe(404);
-    expect((await request(admin, 'PATCH', `/team-notifications/${randomUUID()}/users/${member.userId}/status`, { status: 'read' })).status).toBe(404);
+    expect(
+      (
+        await request(admin, 'PATCH', `/team-notifications/${randomUUID()}/users/${member.userId}/status`, {
+          status: 'read',
+        })
+      ).status,
+    ).toBe(404);
 
     // The member's own view: their status, filters.
     const view = await request(member, 'GET', `/team-notifications/users/${member.userId}`);
-    expect(view.body.data.map((n: { id: string; status: string }) => [n.id, n.status])).toEqual([[other.id, 'unread'], [id, 'read']]);
+    expect(view.body.data.map((n: { id: string; status: string }) => [n.id, n.status])).toEqual([
+      [other.id, 'unread'],
+      [id, 'read'],
+    ]);
     const readOnly = await request(member, 'GET', `/team-notifications/users/${member.userId}?status=read`);
     expect(readOnly.body.data.map((n: { id: string }) => n.id)).toEqual([id]);
-    const lowOnly = await request(member, 'GET', `/team-notifications/users/${member.userId}?priority=low&notification_type=api_call`);
+    const lowOnly = await request(
+      member,
+      'GET',
+      `/team-notifications/users/${member.userId}?priority=low&notification_type=api_call`,
+    );
     expect(lowOnly.body.data.map((n: { id: string }) => n.id)).toEqual([other.id]);
     // The owner has not read it: the member's PATCH moved only the member's row.
     const ownerView = await request(tenant, 'GET', `/team-notifications/${id}`);
@@ -196,7 +292,12 @@ describe('per-user status', () => {
   ])('rejects the body %j', async (payload, field) => {
     const tenant = await createTenant(t.container);
     const { id } = await notify(tenant.companyId);
-    const { status, body } = await request(tenant, 'PATCH', `/team-notifications/${id}/users/${tenant.userId}/status`, payload);
+    const { status, body } = await request(
+      tenant,
+      'PATCH',
+      `/team-notifications/${id}/users/${tenant.userId}/status`,
+      payload,
+    );
     expect(status).toBe(400);
     expect(body.error).toBe('ValidationError');
     expect(body.message).toContain(field);
@@ -204,7 +305,7 @@ describe('per-user status', () => {
 });
 
 describe('GET /team-notifications/stats', () => {
-  it('counts categories, priorities and the viewer\'s statuses', async () => {
+  it("counts categories, priorities and the viewer's statuses", async () => {
     const tenant = await createTenant(t.container);
     const member = await tenant.member('member');
     const specs: Partial<NotifyInput>[] = [
@@ -217,8 +318,12 @@ describe('GET /team-notifications/stats', () => {
     ];
     const created = [];
     for (const spec of specs) created.push((await notify(tenant.companyId, spec)).id);
-    await request(member, 'PATCH', `/team-notifications/${created[0]}/users/${member.userId}/status`, { status: 'read' });
-    await request(member, 'PATCH', `/team-notifications/${created[1]}/users/${member.userId}/status`, { status: 'archived' });
+    await request(member, 'PATCH', `/team-notifications/${created[0]}/users/${member.userId}/status`, {
+      status: 'read',
+    });
+    await request(member, 'PATCH', `/team-notifications/${created[1]}/users/${member.userId}/status`, {
+      status: 'archived',
+    });
 
     const live = specs.filter((spec) => !spec.expiresAt);
     const count = (key: 'category' | 'priority', value: string) => live.filter((spec) => spec[key] === value).length;
@@ -229,17 +334,32 @@ describe('GET /team-notifications/stats', () => {
       unread_count: 3,
       read_count: 1,
       archived_count: 1,
-      by_type: Object.fromEntries(['system', 'user', 'agent', 'deployment', 'billing', 'security'].map((c) => [c, count('category', c)])),
+      by_type: Object.fromEntries(
+        ['system', 'user', 'agent', 'deployment', 'billing', 'security'].map((c) => [c, count('category', c)]),
+      ),
       by_priority: Object.fromEntries(['low', 'medium', 'high', 'urgent'].map((p) => [p, count('priority', p)])),
     });
     const owner = await request(tenant, 'GET', `/team-notifications/stats?user_id=${tenant.userId}`);
     expect(owner.body).toMatchObject({ total_notifications: 5, unread_count: 5, read_count: 0, archived_count: 0 });
-    const asAdmin = await request(tenant, 'GET', `/team-notifications/stats?user_id=${member.userId}&include_expired=true`);
+    const asAdmin = await request(
+      tenant,
+      'GET',
+      `/team-notifications/stats?user_id=${member.userId}&include_expired=true`,
+    );
     expect(asAdmin.body).toMatchObject({ total_notifications: 6, unread_count: 4, read_count: 1, archived_count: 1 });
     expect(asAdmin.body.by_type.user).toBe(1);
     const empty = await request(tenant, 'GET', '/team-notifications/stats?start_date=2000-01-01&end_date=2000-01-02');
-    expect(empty.body).toMatchObject({ total_notifications: 0, unread_count: 0, by_type: { agent: 0 }, by_priority: { urgent: 0 } });
-    for (const [query, parameter] of [['user_id=nope', 'user_id'], ['start_date=x', 'start_date'], ['start_date=2001-01-01&end_date=2000-01-01', 'start_date']]) {
+    expect(empty.body).toMatchObject({
+      total_notifications: 0,
+      unread_count: 0,
+      by_type: { agent: 0 },
+      by_priority: { urgent: 0 },
+    });
+    for (const [query, parameter] of [
+      ['user_id=nope', 'user_id'],
+      ['start_date=x', 'start_date'],
+      ['start_date=2001-01-01&end_date=2000-01-01', 'start_date'],
+    ]) {
       const bad = await request(tenant, 'GET', `/team-notifications/stats?${query}`);
       expect(bad.status).toBe(400);
       expect(bad.body.message).toContain(parameter);
@@ -256,11 +376,20 @@ describe('rate limits of the insights families', () => {
     try {
       const tenant = await createTenant(limited.container);
       const statuses = [];
-      for (const url of ['/customer-support', '/team-notifications', '/customer-support/stats', '/team-notifications/stats']) {
+      for (const url of [
+        '/customer-support',
+        '/team-notifications',
+        '/customer-support/stats',
+        '/team-notifications/stats',
+      ]) {
         const response = await limited.app.inject({ method: 'GET', url, headers: tenant.headers });
         statuses.push(response.statusCode);
         if (response.statusCode === 429) {
-          expect(response.json()).toMatchObject({ error: 'TooManyRequests', statusCode: 429, path: '/team-notifications/stats' });
+          expect(response.json()).toMatchObject({
+            error: 'TooManyRequests',
+            statusCode: 429,
+            path: '/team-notifications/stats',
+          });
           expect(response.json().message).toContain('minute');
           expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
           expect(response.headers['ratelimit-limit']).toBe('3');
@@ -268,7 +397,9 @@ describe('rate limits of the insights families', () => {
       }
       expect(statuses).toEqual([200, 200, 200, 429]);
       const otherKey = await tenant.member('member');
-      expect((await limited.app.inject({ method: 'GET', url: '/customer-support', headers: otherKey.headers })).statusCode).toBe(200);
+      expect(
+        (await limited.app.inject({ method: 'GET', url: '/customer-support', headers: otherKey.headers })).statusCode,
+      ).toBe(200);
     } finally {
       await limited.close();
     }
@@ -279,7 +410,10 @@ describe('rate limits of the insights families', () => {
     try {
       const tenant = await createTenant(limited.container);
       const codes = [];
-      for (let i = 0; i < 3; i++) codes.push((await limited.app.inject({ method: 'GET', url: '/team-notifications', headers: tenant.headers })).statusCode);
+      for (let i = 0; i < 3; i++)
+        codes.push(
+          (await limited.app.inject({ method: 'GET', url: '/team-notifications', headers: tenant.headers })).statusCode,
+        );
       expect(codes).toEqual([200, 200, 429]);
       const last = await limited.app.inject({ method: 'GET', url: '/customer-support', headers: tenant.headers });
       expect(last.json().message).toContain('hour');

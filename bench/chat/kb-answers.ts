@@ -23,7 +23,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { answerFromKnowledge, normalizeArabic, type KbAnswer, type KbPassage } from '../../src/modules/chat/chat.kb-responder.js';
+import {
+  answerFromKnowledge,
+  normalizeArabic,
+  type KbAnswer,
+  type KbPassage,
+} from '../../src/modules/chat/chat.kb-responder.js';
 import { loadDataset } from '../retrieval/datasets.js';
 
 const { values } = parseArgs({ options: { list: { type: 'boolean', default: false } } });
@@ -58,28 +63,37 @@ const cites = (id: string) => (answer: KbAnswer) => answer.citations.some((citat
 
 /** Text as compared for answer spans: the responder's Arabic normalisation, punctuation as spaces. */
 function comparable(text: string): string {
-  return normalizeArabic(text.normalize('NFKC').toLowerCase()).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return normalizeArabic(text.normalize('NFKC').toLowerCase())
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 async function arcd(split: 'train' | 'test'): Promise<QuestionSet> {
-  type Squad = { data: { title: string; paragraphs: { context: string; qas: { id: string; question: string; answers: { text: string }[] }[] }[] }[] };
+  type Squad = {
+    data: {
+      title: string;
+      paragraphs: { context: string; qas: { id: string; question: string; answers: { text: string }[] }[] }[];
+    }[];
+  };
   const data = JSON.parse(await readFile(path.join(DATASETS, 'arcd', `arcd-${split}.json`), 'utf8')) as Squad;
   const docs: Doc[] = [];
   const questions: Question[] = [];
-  data.data.forEach((article, a) => article.paragraphs.forEach((paragraph, p) => {
-    const id = `${a}-${p}`;
-    docs.push({ id, title: article.title, text: paragraph.context });
-    for (const qa of paragraph.qas) {
-      const spans = qa.answers.map((answer) => comparable(answer.text));
-      questions.push({
-        id: qa.id,
-        text: qa.question,
-        gold: id,
-        relevant: new Set([id]),
-        correct: (answer) => spans.some((span) => comparable(answer.sentences.join(' ')).includes(span)),
-      });
-    }
-  }));
+  data.data.forEach((article, a) =>
+    article.paragraphs.forEach((paragraph, p) => {
+      const id = `${a}-${p}`;
+      docs.push({ id, title: article.title, text: paragraph.context });
+      for (const qa of paragraph.qas) {
+        const spans = qa.answers.map((answer) => comparable(answer.text));
+        questions.push({
+          id: qa.id,
+          text: qa.question,
+          gold: id,
+          relevant: new Set([id]),
+          correct: (answer) => spans.some((span) => comparable(answer.sentences.join(' ')).includes(span)),
+        });
+      }
+    }),
+  );
   return { name: `ARCD ${split} (ar)`, docs, questions };
 }
 
@@ -88,12 +102,16 @@ async function arcd(split: 'train' | 'test'): Promise<QuestionSet> {
  * starts are capitalised so that the responder sees the sentences an ordinary document has.
  */
 function sentenceCase(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/(^|[.?!] )([a-z])/g, (_, boundary: string, letter: string) => boundary + letter.toUpperCase());
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/(^|[.?!] )([a-z])/g, (_, boundary: string, letter: string) => boundary + letter.toUpperCase());
 }
 
 async function cranfield(): Promise<QuestionSet> {
   const dataset = await loadDataset('cranfield');
-  const docs = dataset.corpus.filter((doc) => doc.text).map((doc) => ({ id: doc.id, title: sentenceCase(doc.title), text: sentenceCase(doc.text) }));
+  const docs = dataset.corpus
+    .filter((doc) => doc.text)
+    .map((doc) => ({ id: doc.id, title: sentenceCase(doc.title), text: sentenceCase(doc.text) }));
   const index = bm25(docs);
   const questions: Question[] = [];
   for (const query of dataset.queries) {
@@ -111,22 +129,86 @@ async function cranfield(): Promise<QuestionSet> {
  * unlike the article that answers them. Written before the rule was tuned and not changed after.
  */
 const HELP_CENTRE: Doc[] = [
-  { id: 'refunds', title: 'Refund policy', text: 'Refunds are issued to the original card within 5 business days once we receive the returned item. If you paid with store credit, the refund is added to your account instantly. Refunds by bank transfer reach your account within 10 business days.' },
-  { id: 'returns', title: 'Returns', text: 'You can return most items within 30 days of delivery for a full refund. Items must be unused and in their original packaging. Sale items and gift cards cannot be returned. To start a return, open the order in your account and choose Return item.' },
-  { id: 'delivery-times', title: 'Delivery times', text: 'Standard shipping takes 3 to 5 business days within the country. Express shipping delivers the next business day for orders placed before 2 pm. We ship to all GCC countries; orders to addresses outside the GCC are not supported yet.' },
-  { id: 'shipping-costs', title: 'Shipping costs', text: 'Standard shipping is free on orders over 200 SAR; below that it costs 15 SAR. Express shipping costs 30 SAR whatever the order value.' },
-  { id: 'tracking', title: 'Tracking your order', text: "Once your order leaves our warehouse we email you a tracking number. You can follow the parcel from the Orders page or on the courier's website. Tracking details may take up to 24 hours to update after dispatch." },
-  { id: 'cancel', title: 'Cancelling an order', text: 'Q: Can I cancel my order?\nA: You can cancel an order free of charge until it has been dispatched. Open the order and press Cancel order. Once dispatched, an order can no longer be cancelled, but you can return it after delivery.' },
-  { id: 'password', title: 'Resetting your password', text: 'To reset your password, click Forgot password on the sign-in page and enter your email address. We send a reset link that stays valid for one hour. If the email does not arrive, check your spam folder.' },
-  { id: 'two-factor', title: 'Two-factor authentication', text: 'Q: How do I turn on two-factor authentication?\nA: Go to Settings, then Security, and enable Two-factor authentication. Scan the QR code with an authenticator app such as Google Authenticator. Keep your backup codes somewhere safe in case you lose your phone.' },
-  { id: 'invoices', title: 'Invoices', text: 'An invoice is created automatically for every order and includes VAT. You can download invoices as PDF files from the Billing section of your account. If you need the invoice under a company name or VAT number, add them in Billing details before placing the order.' },
-  { id: 'payment', title: 'Payment methods', text: 'We accept Visa, Mastercard, American Express, Apple Pay and mada cards. Cash on delivery is available for orders under 1,000 SAR in Saudi Arabia. Payments are processed securely and we never store your full card number.' },
-  { id: 'profile', title: 'Your profile', text: 'You can change your email address, phone number and name on the Profile page. A confirmation link is sent to the new email address before the change takes effect.' },
-  { id: 'delete-account', title: 'Deleting your account', text: 'Q: How do I delete my account?\nA: Send a deletion request from Settings > Privacy. We delete your account and personal data within 30 days; invoices are kept for as long as tax law requires.' },
-  { id: 'plans', title: 'Subscription plans', text: 'You can upgrade or downgrade your subscription plan at any time from the Billing page. Upgrades take effect immediately and are charged pro rata. Downgrades apply from the start of the next billing cycle.' },
-  { id: 'gift-cards', title: 'Gift cards', text: 'Gift cards are valid for 3 years from the date of purchase and can be used online or in our stores. A gift card cannot be exchanged for cash. Lost gift cards can be replaced if you still have the purchase receipt.' },
-  { id: 'warranty', title: 'Warranty and damaged items', text: 'All electronics come with a two-year manufacturer warranty. If your item arrived damaged, contact us within 7 days with a photo of the damage and we will send a replacement at no cost.' },
-  { id: 'support', title: 'Contacting support', text: 'Our support team is available Sunday to Thursday, 9 am to 6 pm Riyadh time, by chat and by email at support@example.com.' },
+  {
+    id: 'refunds',
+    title: 'Refund policy',
+    text: 'Refunds are issued to the original card within 5 business days once we receive the returned item. If you paid with store credit, the refund is added to your account instantly. Refunds by bank transfer reach your account within 10 business days.',
+  },
+  {
+    id: 'returns',
+    title: 'Returns',
+    text: 'You can return most items within 30 days of delivery for a full refund. Items must be unused and in their original packaging. Sale items and gift cards cannot be returned. To start a return, open the order in your account and choose Return item.',
+  },
+  {
+    id: 'delivery-times',
+    title: 'Delivery times',
+    text: 'Standard shipping takes 3 to 5 business days within the country. Express shipping delivers the next business day for orders placed before 2 pm. We ship to all GCC countries; orders to addresses outside the GCC are not supported yet.',
+  },
+  {
+    id: 'shipping-costs',
+    title: 'Shipping costs',
+    text: 'Standard shipping is free on orders over 200 SAR; below that it costs 15 SAR. Express shipping costs 30 SAR whatever the order value.',
+  },
+  {
+    id: 'tracking',
+    title: 'Tracking your order',
+    text: "Once your order leaves our warehouse we email you a tracking number. You can follow the parcel from the Orders page or on the courier's website. Tracking details may take up to 24 hours to update after dispatch.",
+  },
+  {
+    id: 'cancel',
+    title: 'Cancelling an order',
+    text: 'Q: Can I cancel my order?\nA: You can cancel an order free of charge until it has been dispatched. Open the order and press Cancel order. Once dispatched, an order can no longer be cancelled, but you can return it after delivery.',
+  },
+  {
+    id: 'password',
+    title: 'Resetting your password',
+    text: 'To reset your password, click Forgot password on the sign-in page and enter your email address. We send a reset link that stays valid for one hour. If the email does not arrive, check your spam folder.',
+  },
+  {
+    id: 'two-factor',
+    title: 'Two-factor authentication',
+    text: 'Q: How do I turn on two-factor authentication?\nA: Go to Settings, then Security, and enable Two-factor authentication. Scan the QR code with an authenticator app such as Google Authenticator. Keep your backup codes somewhere safe in case you lose your phone.',
+  },
+  {
+    id: 'invoices',
+    title: 'Invoices',
+    text: 'An invoice is created automatically for every order and includes VAT. You can download invoices as PDF files from the Billing section of your account. If you need the invoice under a company name or VAT number, add them in Billing details before placing the order.',
+  },
+  {
+    id: 'payment',
+    title: 'Payment methods',
+    text: 'We accept Visa, Mastercard, American Express, Apple Pay and mada cards. Cash on delivery is available for orders under 1,000 SAR in Saudi Arabia. Payments are processed securely and we never store your full card number.',
+  },
+  {
+    id: 'profile',
+    title: 'Your profile',
+    text: 'You can change your email address, phone number and name on the Profile page. A confirmation link is sent to the new email address before the change takes effect.',
+  },
+  {
+    id: 'delete-account',
+    title: 'Deleting your account',
+    text: 'Q: How do I delete my account?\nA: Send a deletion request from Settings > Privacy. We delete your account and personal data within 30 days; invoices are kept for as long as tax law requires.',
+  },
+  {
+    id: 'plans',
+    title: 'Subscription plans',
+    text: 'You can upgrade or downgrade your subscription plan at any time from the Billing page. Upgrades take effect immediately and are charged pro rata. Downgrades apply from the start of the next billing cycle.',
+  },
+  {
+    id: 'gift-cards',
+    title: 'Gift cards',
+    text: 'Gift cards are valid for 3 years from the date of purchase and can be used online or in our stores. A gift card cannot be exchanged for cash. Lost gift cards can be replaced if you still have the purchase receipt.',
+  },
+  {
+    id: 'warranty',
+    title: 'Warranty and damaged items',
+    text: 'All electronics come with a two-year manufacturer warranty. If your item arrived damaged, contact us within 7 days with a photo of the damage and we will send a replacement at no cost.',
+  },
+  {
+    id: 'support',
+    title: 'Contacting support',
+    text: 'Our support team is available Sunday to Thursday, 9 am to 6 pm Riyadh time, by chat and by email at support@example.com.',
+  },
 ];
 
 const HELP_QUESTIONS: [question: string, article: string | null][] = [
@@ -226,7 +308,9 @@ function shuffle<T>(items: T[], seed: string): T[] {
 
 /** Words for the bench's own ranking, unstemmed: the passages must not change with the responder's rule. */
 function words(text: string): string[] {
-  return comparable(text).split(' ').filter((word) => word.length > 1);
+  return comparable(text)
+    .split(' ')
+    .filter((word) => word.length > 1);
 }
 
 /**
@@ -287,7 +371,14 @@ function toPassages(ids: string[], byId: Map<string, Doc>, order: Order, seed: s
   const passages = ids.map((id, rank): KbPassage => {
     const doc = byId.get(id) as Doc;
     const score = order === 'search order' ? 1 / (61 + rank) : 0;
-    return { chunk_id: id, document_id: id, title: doc.title, collection_id: null, text: doc.text.replace(/\s+/g, ' ').trim(), score };
+    return {
+      chunk_id: id,
+      document_id: id,
+      title: doc.title,
+      collection_id: null,
+      text: doc.text.replace(/\s+/g, ' ').trim(),
+      score,
+    };
   });
   return order === 'search order' ? passages : shuffle(passages, seed);
 }
@@ -295,13 +386,28 @@ function toPassages(ids: string[], byId: Map<string, Doc>, order: Order, seed: s
 function evaluate(set: QuestionSet, order: Order): Tally {
   const index = bm25(set.docs);
   const byId = new Map(set.docs.map((doc) => [doc.id, doc]));
-  const tally: Tally = { questions: 0, correct: 0, found: 0, goldRemoved: 0, falseWithoutGold: 0, offTopic: 0, falseOffTopic: 0, micros: [], characters: [], misses: [] };
+  const tally: Tally = {
+    questions: 0,
+    correct: 0,
+    found: 0,
+    goldRemoved: 0,
+    falseWithoutGold: 0,
+    offTopic: 0,
+    falseOffTopic: 0,
+    micros: [],
+    characters: [],
+    misses: [],
+  };
   for (const question of set.questions) {
     const ranking = index(question.text, question.id);
     const distractors = ranking.filter((id) => !question.relevant.has(id)).slice(0, DISTRACTORS);
     if (!question.gold) {
       tally.offTopic++;
-      const answer = timed(question.text, toPassages(ranking.slice(0, DISTRACTORS + 1), byId, order, question.id), tally);
+      const answer = timed(
+        question.text,
+        toPassages(ranking.slice(0, DISTRACTORS + 1), byId, order, question.id),
+        tally,
+      );
       if (answer.found) {
         tally.falseOffTopic++;
         tally.misses.push(`off-topic, answered: ${question.text} → ${answer.sentences.join(' ')}`);
@@ -314,7 +420,10 @@ function evaluate(set: QuestionSet, order: Order): Tally {
     tally.questions++;
     if (answer.found) tally.found++;
     if (answer.found && question.correct(answer)) tally.correct++;
-    else tally.misses.push(`${answer.found ? 'wrong' : 'not found'}: ${question.text}${answer.found ? ` → ${answer.sentences.join(' ')}` : ''}`);
+    else
+      tally.misses.push(
+        `${answer.found ? 'wrong' : 'not found'}: ${question.text}${answer.found ? ` → ${answer.sentences.join(' ')}` : ''}`,
+      );
     tally.goldRemoved++;
     if (timed(question.text, toPassages(distractors, byId, order, question.id), tally).found) tally.falseWithoutGold++;
   }
@@ -329,8 +438,10 @@ function row(name: string, tally: Tally): string {
   const p99 = micros[Math.min(micros.length - 1, Math.floor(0.99 * micros.length))] ?? 0;
   const wrong = tally.found - tally.correct;
   const offTopic = tally.offTopic ? `${percent(tally.falseOffTopic, tally.offTopic)} of ${tally.offTopic}` : '–';
-  return `| ${name} | ${tally.questions} | ${percent(tally.correct, tally.questions)} | ${percent(tally.found, tally.questions)} | ${percent(wrong, tally.found)} | ` +
-    `${percent(tally.falseWithoutGold, tally.goldRemoved)} | ${offTopic} | ${mean(tally.micros).toFixed(0)} / ${p99.toFixed(0)} | ${mean(tally.characters).toFixed(0)} |`;
+  return (
+    `| ${name} | ${tally.questions} | ${percent(tally.correct, tally.questions)} | ${percent(tally.found, tally.questions)} | ${percent(wrong, tally.found)} | ` +
+    `${percent(tally.falseWithoutGold, tally.goldRemoved)} | ${offTopic} | ${mean(tally.micros).toFixed(0)} / ${p99.toFixed(0)} | ${mean(tally.characters).toFixed(0)} |`
+  );
 }
 
 async function main() {
@@ -339,12 +450,15 @@ async function main() {
   for (const set of sets) evaluate(set, 'shuffled');
   for (const order of ['search order', 'shuffled'] as const) {
     console.log(`\nPassages: gold + ${DISTRACTORS} BM25-nearest others, ${order}.\n`);
-    console.log('| set | questions | answered correctly | found | wrong when found | false answers, gold removed | false answers, off-topic questions | µs per call, mean / p99 | characters per call |');
+    console.log(
+      '| set | questions | answered correctly | found | wrong when found | false answers, gold removed | false answers, off-topic questions | µs per call, mean / p99 | characters per call |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const set of sets) {
       const tally = evaluate(set, order);
       console.log(row(set.name, tally));
-      if (values.list && set.docs === HELP_CENTRE && order === 'search order') console.log(tally.misses.map((miss) => `    ${miss}`).join('\n'));
+      if (values.list && set.docs === HELP_CENTRE && order === 'search order')
+        console.log(tally.misses.map((miss) => `    ${miss}`).join('\n'));
     }
   }
 }

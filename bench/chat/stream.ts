@@ -43,7 +43,15 @@ const base = `http://127.0.0.1:${port}`;
 
 // Keep-alive connections, one request at a time on each (as a browser or an SSE client keeps them);
 // as many connections as the concurrent phase needs.
-setGlobalDispatcher(new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 120_000, bodyTimeout: 120_000 }));
+setGlobalDispatcher(
+  new UndiciAgent({
+    connections: null,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    headersTimeout: 120_000,
+    bodyTimeout: 120_000,
+  }),
+);
 
 interface Timing {
   ttfb: number;
@@ -83,15 +91,26 @@ async function timeStream(url: string, init: RequestInit, tokenMarker: string, s
   return { ttfb, firstToken, lastToken, events };
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const fmt = (n: number) => n.toFixed(2).padStart(7);
 function summary(name: string, xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
-  return { name, p50: pct(s, 50), p90: pct(s, 90), p99: pct(s, 99), line: `${name.padEnd(44)} p50 ${fmt(pct(s, 50))} ms   p90 ${fmt(pct(s, 90))} ms   p99 ${fmt(pct(s, 99))} ms` };
+  return {
+    name,
+    p50: pct(s, 50),
+    p90: pct(s, 90),
+    p99: pct(s, 99),
+    line: `${name.padEnd(44)} p50 ${fmt(pct(s, 50))} ms   p90 ${fmt(pct(s, 90))} ms   p99 ${fmt(pct(s, 99))} ms`,
+  };
 }
 
 async function api(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, { method, headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const json = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -108,7 +127,9 @@ async function main() {
       DATABASE_POOL_MAX: '20',
       BOOTSTRAP_API_KEY: apiKey,
       BOOTSTRAP_API_TOKEN: apiToken,
-      LLM_PROVIDERS: JSON.stringify([{ name: 'fake', type: 'openai', base_url: fake.url, api_key: 'sk-fake', models: ['gpt-bench'] }]),
+      LLM_PROVIDERS: JSON.stringify([
+        { name: 'fake', type: 'openai', base_url: fake.url, api_key: 'sk-fake', models: ['gpt-bench'] },
+      ]),
       EMBEDDINGS_PROVIDER: 'none',
       RATE_LIMIT_CHAT_STREAM_PER_MINUTE: '10000000',
       RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
@@ -120,12 +141,26 @@ async function main() {
   });
   try {
     // A small help centre, so that each turn's knowledge search finds passages for the prompt.
-    const topics = ['refund', 'shipping', 'password', 'invoice', 'subscription', 'warranty', 'delivery', 'account', 'payment', 'return'];
+    const topics = [
+      'refund',
+      'shipping',
+      'password',
+      'invoice',
+      'subscription',
+      'warranty',
+      'delivery',
+      'account',
+      'payment',
+      'return',
+    ];
     const tasks: string[] = [];
     for (const [i, topic] of topics.flatMap((t) => [t, t, t, t]).entries()) {
       const upload = await api('POST', '/api/public/documents/upload/article', {
         document_title: `${topic[0]!.toUpperCase()}${topic.slice(1)} help, part ${i}`,
-        content: `How to handle a ${topic} request. Customers who ask about a ${topic} should open the account page, choose the order and follow the ${topic} steps. `.repeat(6) + `Article ${i} covers ${topic} questions for orders placed online or in a store.`,
+        content:
+          `How to handle a ${topic} request. Customers who ask about a ${topic} should open the account page, choose the order and follow the ${topic} steps. `.repeat(
+            6,
+          ) + `Article ${i} covers ${topic} questions for orders placed online or in a store.`,
       });
       tasks.push(String(upload.task_id));
     }
@@ -137,8 +172,18 @@ async function main() {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }
-    const agent = await api('POST', '/api/public/agents', { title: 'Bench agent', model: 'fake:gpt-bench', temperature: 0, instructions: 'Answer briefly.' });
-    const deployment = await api('POST', '/api/public/deployments', { deployable_type: 'agent', deployable_id: agent.id, channel: 'web', region_id: '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001' });
+    const agent = await api('POST', '/api/public/agents', {
+      title: 'Bench agent',
+      model: 'fake:gpt-bench',
+      temperature: 0,
+      instructions: 'Answer briefly.',
+    });
+    const deployment = await api('POST', '/api/public/deployments', {
+      deployable_type: 'agent',
+      deployable_id: agent.id,
+      channel: 'web',
+      region_id: '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001',
+    });
     await api('POST', `/api/public/deployments/${deployment.id}/start`);
     for (let i = 0; i < 200; i++) {
       const current = await api('GET', `/api/public/deployments/${deployment.id}`);
@@ -149,28 +194,54 @@ async function main() {
     const agentKey = `agent:${String(agent.id)}:web:us-east`;
     // Thirty different questions in turn: the service reads each new word with PostgreSQL once
     // (then from memory), so the first round of questions is the slower one.
-    const questions = topics.flatMap((topic) => [`How do I get a ${topic} for my order?`, `What is your ${topic} policy?`, `Can I change the ${topic} details of an order placed online?`]);
+    const questions = topics.flatMap((topic) => [
+      `How do I get a ${topic} for my order?`,
+      `What is your ${topic} policy?`,
+      `Can I change the ${topic} details of an order placed online?`,
+    ]);
     let asked = 0;
     const nextQuestion = () => questions[asked++ % questions.length]!;
     const tokens = Array.from({ length: tokenCount }, (_, i) => `tok${i} `);
     await fake.script({ tokens });
 
-    const direct = () => timeStream(`${fake.url}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-fake' },
-      body: JSON.stringify({ model: 'gpt-bench', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
-    }, '"content":"tok', '"finish_reason":"stop"');
+    const direct = () =>
+      timeStream(
+        `${fake.url}/chat/completions`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-fake' },
+          body: JSON.stringify({ model: 'gpt-bench', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+        },
+        '"content":"tok',
+        '"finish_reason":"stop"',
+      );
     // Each question's form encoded once, as a browser sends a FormData: with its length, in one piece.
-    const forms = new Map(await Promise.all(questions.map(async (question) => {
-      const form = new FormData();
-      form.set('agent_key', agentKey);
-      form.set('query', question);
-      const encoded = new Response(form);
-      return [question, { type: encoded.headers.get('content-type')!, body: new Uint8Array(await encoded.arrayBuffer()) }] as const;
-    })));
+    const forms = new Map(
+      await Promise.all(
+        questions.map(async (question) => {
+          const form = new FormData();
+          form.set('agent_key', agentKey);
+          form.set('query', question);
+          const encoded = new Response(form);
+          return [
+            question,
+            { type: encoded.headers.get('content-type')!, body: new Uint8Array(await encoded.arrayBuffer()) },
+          ] as const;
+        }),
+      ),
+    );
     const platform = () => {
       const form = forms.get(nextQuestion())!;
-      return timeStream(`${base}/api/v1/chat/agent/stream`, { method: 'POST', headers: { 'x-api-token': apiToken, accept: 'text/event-stream', 'content-type': form.type }, body: form.body }, 'event: agent_text_chunk', 'event: end');
+      return timeStream(
+        `${base}/api/v1/chat/agent/stream`,
+        {
+          method: 'POST',
+          headers: { 'x-api-token': apiToken, accept: 'text/event-stream', 'content-type': form.type },
+          body: form.body,
+        },
+        'event: agent_text_chunk',
+        'event: end',
+      );
     };
 
     const pairs = async (count: number) => {
@@ -180,20 +251,33 @@ async function main() {
         d.push(await direct());
         p.push(await platform());
       }
-      if (p.some((t) => t.events !== tokenCount) || d.some((t) => t.events !== tokenCount)) throw new Error('a stream lost token events');
+      if (p.some((t) => t.events !== tokenCount) || d.some((t) => t.events !== tokenCount))
+        throw new Error('a stream lost token events');
       return { d, p };
     };
     // The AI SDK adapter alone, in this process: the share of the added time that is the SDK's.
-    const llm = createAiSdkLanguageModels({ providers: [{ name: 'fake', type: 'openai', apiKey: 'sk-fake', baseUrl: fake.url, models: ['gpt-bench'] }] });
+    const llm = createAiSdkLanguageModels({
+      providers: [{ name: 'fake', type: 'openai', apiKey: 'sk-fake', baseUrl: fake.url, models: ['gpt-bench'] }],
+    });
     const viaSdk = async () => {
       const t0 = performance.now();
       let firstAt = -1;
-      for await (const _delta of llm.stream({ model: 'fake:gpt-bench', messages: [{ role: 'user', content: 'hello' }], temperature: 0, signal: new AbortController().signal })) {
+      for await (const _delta of llm.stream({
+        model: 'fake:gpt-bench',
+        messages: [{ role: 'user', content: 'hello' }],
+        temperature: 0,
+        signal: new AbortController().signal,
+      })) {
         if (firstAt < 0) firstAt = performance.now() - t0;
       }
       return firstAt;
     };
-    console.log(`load average before: ${os.loadavg().map((n) => n.toFixed(2)).join(' ')} on ${os.cpus().length} cores`);
+    console.log(
+      `load average before: ${os
+        .loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')} on ${os.cpus().length} cores`,
+    );
     await pairs(30);
     for (let i = 0; i < 30; i++) await viaSdk();
     const sdk: number[] = [];
@@ -209,8 +293,14 @@ async function main() {
       await fetch(`${base}/healthz`).then((r) => r.text());
       return performance.now() - t0;
     };
-    const sample = await api('POST', '/api/public/documents/search', { query: 'How do I get a refund for my order?', search_method: {}, categories: [] });
-    console.log(`knowledge base: ${tasks.length} articles; the turn's search returns ${(sample.results as unknown[]).length} passages for the prompt`);
+    const sample = await api('POST', '/api/public/documents/search', {
+      query: 'How do I get a refund for my order?',
+      search_method: {},
+      categories: [],
+    });
+    console.log(
+      `knowledge base: ${tasks.length} articles; the turn's search returns ${(sample.results as unknown[]).length} passages for the prompt`,
+    );
     const searches: number[] = [];
     const healths: number[] = [];
     for (let i = 0; i < samples; i++) {
@@ -218,21 +308,39 @@ async function main() {
       healths.push(await health());
     }
     const first = await pairs(samples);
-    const dFirst = summary('direct provider: first token', first.d.map((t) => t.firstToken));
-    const pFirst = summary('platform stream: first token', first.p.map((t) => t.firstToken));
-    const pTtfb = summary('platform stream: first byte (start event)', first.p.map((t) => t.ttfb));
+    const dFirst = summary(
+      'direct provider: first token',
+      first.d.map((t) => t.firstToken),
+    );
+    const pFirst = summary(
+      'platform stream: first token',
+      first.p.map((t) => t.firstToken),
+    );
+    const pTtfb = summary(
+      'platform stream: first byte (start event)',
+      first.p.map((t) => t.ttfb),
+    );
     console.log(`\n1. time to first token, ${samples} sequential streams each (direct and platform interleaved)`);
     const searchRow = summary('knowledge search request (retrieval engine)', searches);
     const healthRow = summary('GET /healthz (HTTP round trip)', healths);
-    console.log(`${healthRow.line}\n${searchRow.line}\nretrieval ≈ ${(searchRow.p50 - healthRow.p50).toFixed(2)} ms p50 of the platform's work below (a turn always searches the agent's knowledge)`);
+    console.log(
+      `${healthRow.line}\n${searchRow.line}\nretrieval ≈ ${(searchRow.p50 - healthRow.p50).toFixed(2)} ms p50 of the platform's work below (a turn always searches the agent's knowledge)`,
+    );
     const sdkFirst = summary('AI SDK adapter in-process: first token', sdk);
     for (const row of [dFirst, sdkFirst, pFirst, pTtfb]) console.log(row.line);
-    console.log(`of which the AI SDK (p50): ${(sdkFirst.p50 - dFirst.p50).toFixed(2)} ms; the platform's own work: ${(pFirst.p50 - sdkFirst.p50).toFixed(2)} ms`);
+    console.log(
+      `of which the AI SDK (p50): ${(sdkFirst.p50 - dFirst.p50).toFixed(2)} ms; the platform's own work: ${(pFirst.p50 - sdkFirst.p50).toFixed(2)} ms`,
+    );
     // Each platform stream against the direct one run just before it: the two share the machine's
     // state of the moment, so the median of these differences is steadier than a difference of medians.
-    const paired = summary('added, paired (platform − direct before it)', first.p.map((t, i) => t.firstToken - first.d[i]!.firstToken));
+    const paired = summary(
+      'added, paired (platform − direct before it)',
+      first.p.map((t, i) => t.firstToken - first.d[i]!.firstToken),
+    );
     console.log(paired.line);
-    console.log(`added to the first token (p50): ${(pFirst.p50 - dFirst.p50).toFixed(2)} ms as a difference of medians, ${paired.p50.toFixed(2)} ms as the median of paired differences (target < 5 ms)`);
+    console.log(
+      `added to the first token (p50): ${(pFirst.p50 - dFirst.p50).toFixed(2)} ms as a difference of medians, ${paired.p50.toFixed(2)} ms as the median of paired differences (target < 5 ms)`,
+    );
 
     // 2. Tokens 2 ms apart, so that each one is its own read on both paths.
     await fake.script({ tokens, delayMs: 2 });
@@ -244,7 +352,10 @@ async function main() {
     for (const row of [dEvent, pEvent]) console.log(row.line);
     console.log(`added per token event (p50): ${((pEvent.p50 - dEvent.p50) * 1000).toFixed(0)} µs`);
     // The first token of these streams arrives alone, as a model's does (part 1 sends the whole reply in one burst).
-    const pacedFirst = summary('added to the first token, paired, tokens paced', events.p.map((t, i) => t.firstToken - events.d[i]!.firstToken));
+    const pacedFirst = summary(
+      'added to the first token, paired, tokens paced',
+      events.p.map((t, i) => t.firstToken - events.d[i]!.firstToken),
+    );
     console.log(pacedFirst.line);
 
     // 3. Concurrent streams held open by a slow provider.
@@ -259,7 +370,11 @@ async function main() {
       form.set('agent_key', agentKey);
       form.set('query', 'hold on');
       try {
-        const res = await fetch(`${base}/api/v1/chat/agent/stream`, { method: 'POST', headers: { 'x-api-token': apiToken }, body: form });
+        const res = await fetch(`${base}/api/v1/chat/agent/stream`, {
+          method: 'POST',
+          headers: { 'x-api-token': apiToken },
+          body: form,
+        });
         outcome.http.set(res.status, (outcome.http.get(res.status) ?? 0) + 1);
         const text = await (async () => {
           const reader = res.body!.getReader();
@@ -281,7 +396,8 @@ async function main() {
           return all;
         })();
         const chunks = text.split('event: agent_text_chunk').length - 1;
-        if (chunks === slowTokens.length && text.includes('event: end') && !text.includes('event: error')) outcome.completed += 1;
+        if (chunks === slowTokens.length && text.includes('event: end') && !text.includes('event: error'))
+          outcome.completed += 1;
         else outcome.errors += 1;
       } catch {
         outcome.errors += 1;
@@ -291,8 +407,15 @@ async function main() {
     const elapsed = (performance.now() - t0) / 1000;
     console.log(`\n3. ${streamCount} concurrent streams, each held ~${holdSeconds} s by the provider`);
     console.log(`HTTP statuses: ${[...outcome.http].map(([s, n]) => `${s}×${n}`).join(', ')}`);
-    console.log(`load average after: ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}`);
-    console.log(`started ${outcome.started}, peak open at once ${peak}, completed with every chunk and end ${outcome.completed}, errors ${outcome.errors}, wall time ${elapsed.toFixed(1)} s`);
+    console.log(
+      `load average after: ${os
+        .loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    );
+    console.log(
+      `started ${outcome.started}, peak open at once ${peak}, completed with every chunk and end ${outcome.completed}, errors ${outcome.errors}, wall time ${elapsed.toFixed(1)} s`,
+    );
   } finally {
     await server.stop();
     await fake.close();

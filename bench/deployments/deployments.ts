@@ -35,7 +35,12 @@ const headers = { 'x-api-key': key };
 const US_EAST = '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001';
 
 async function api<T>(method: string, url: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${base}${url}`, body === undefined ? { method, headers } : { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(
+    `${base}${url}`,
+    body === undefined
+      ? { method, headers }
+      : { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
@@ -57,12 +62,20 @@ async function measureRollouts(agentId: string) {
   const total: number[] = [];
   for (let i = 0; i < rollouts; i++) {
     const t0 = performance.now();
-    const deployment = await api<{ id: string }>('POST', '/api/public/deployments', { deployable_type: 'agent', deployable_id: agentId, channel: `bench${i}`, region_id: US_EAST });
+    const deployment = await api<{ id: string }>('POST', '/api/public/deployments', {
+      deployable_type: 'agent',
+      deployable_id: agentId,
+      channel: `bench${i}`,
+      region_id: US_EAST,
+    });
     const t1 = performance.now();
     await api('POST', `/api/public/deployments/${deployment.id}/start`);
     const t2 = performance.now();
     for (;;) {
-      const current = await api<{ status: string; error: string | null }>('GET', `/api/public/deployments/${deployment.id}`);
+      const current = await api<{ status: string; error: string | null }>(
+        'GET',
+        `/api/public/deployments/${deployment.id}`,
+      );
       if (current.status === 'active') break;
       if (current.status !== 'deploying') throw new Error(`roll-out ended ${current.status}: ${current.error}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -80,7 +93,10 @@ async function measureRollouts(agentId: string) {
 async function seedDeployments(databaseUrl: string, agentId: string) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const { rows } = await client.query<{ company_id: string; user_id: string }>('select company_id, created_by as user_id from agents where id = $1', [agentId]);
+  const { rows } = await client.query<{ company_id: string; user_id: string }>(
+    'select company_id, created_by as user_id from agents where id = $1',
+    [agentId],
+  );
   const { company_id: companyId, user_id: userId } = rows[0]!;
   await client.query(
     `insert into deployments (company_id, user_id, deployable_type, deployable_id, agent_id, channel, region_id, languages, status, created_at)
@@ -92,7 +108,10 @@ async function seedDeployments(databaseUrl: string, agentId: string) {
   );
   const deployment = await client.query<{ id: string }>(`select id from deployments where channel = 'seed1'`);
   const id = deployment.rows[0]!.id;
-  await client.query(`insert into deployment_logs (deployment_id, level, message) select $1, 'info', 'chat served #' || n from generate_series(1, 5000) as n`, [id]);
+  await client.query(
+    `insert into deployment_logs (deployment_id, level, message) select $1, 'info', 'chat served #' || n from generate_series(1, 5000) as n`,
+    [id],
+  );
   await client.query('analyze deployments; analyze deployment_logs');
   await client.end();
   return id;
@@ -112,7 +131,10 @@ async function main() {
     throw error;
   });
   try {
-    const agent = await api<{ id: string }>('POST', '/api/public/agents', { title: 'Bench agent', instructions: 'Answer from the knowledge base.' });
+    const agent = await api<{ id: string }>('POST', '/api/public/agents', {
+      title: 'Bench agent',
+      instructions: 'Answer from the knowledge base.',
+    });
 
     const latency = await measureRollouts(agent.id);
     console.log(`roll-out latency, ${rollouts} deployments one after another (job polling interval 500 ms):`);
@@ -131,13 +153,18 @@ async function main() {
       ['GET /deployments/{id}/logs (100)', `/api/public/deployments/${logsOf}/logs`],
     ] as const;
     await autocannon({ url: `${base}/healthz`, connections, duration: 2 });
-    for (const [, url] of targets) await autocannon({ url: `${base}${url}`, connections, duration: 2, headers: { 'x-api-key': key } });
+    for (const [, url] of targets)
+      await autocannon({ url: `${base}${url}`, connections, duration: 2, headers: { 'x-api-key': key } });
     const health = await run('/healthz', false);
-    console.log(`\nthroughput, connections ${connections}, ${duration} s each, ${10_000 + rollouts} deployments in the company:`);
+    console.log(
+      `\nthroughput, connections ${connections}, ${duration} s each, ${10_000 + rollouts} deployments in the company:`,
+    );
     console.log(formatResult('GET /healthz (baseline)', health));
     for (const [name, url] of targets) {
       const result = await run(url, true);
-      console.log(`${formatResult(name, result)}   ${((result.requests.average / health.requests.average) * 100).toFixed(1)} % of baseline`);
+      console.log(
+        `${formatResult(name, result)}   ${((result.requests.average / health.requests.average) * 100).toFixed(1)} % of baseline`,
+      );
     }
   } finally {
     await server.stop();

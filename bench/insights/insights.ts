@@ -51,24 +51,41 @@ async function timeSequential(url: string, samples: number): Promise<{ p50: numb
 async function main() {
   const database = await benchDatabase('switchboard_bench_insights');
   const env = {
-    ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: key, RATE_LIMIT_ENABLED: 'false', RUN_WORKERS: 'false',
+    ...process.env,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'warn',
+    BOOTSTRAP_API_KEY: key,
+    RATE_LIMIT_ENABLED: 'false',
+    RUN_WORKERS: 'false',
   };
-  const server = await startService(port, { DATABASE_URL: database.url, BOOTSTRAP_API_KEY: key, RATE_LIMIT_ENABLED: 'false', RUN_WORKERS: 'false' }).catch(async (error: unknown) => {
+  const server = await startService(port, {
+    DATABASE_URL: database.url,
+    BOOTSTRAP_API_KEY: key,
+    RATE_LIMIT_ENABLED: 'false',
+    RUN_WORKERS: 'false',
+  }).catch(async (error: unknown) => {
     if (!values.keep) await database.drop();
     throw error;
   });
   try {
-    const existing = await fetch(`${base}/customer-support?limit=1`, { headers }).then((r) => r.json() as Promise<{ total: number }>);
+    const existing = await fetch(`${base}/customer-support?limit=1`, { headers }).then(
+      (r) => r.json() as Promise<{ total: number }>,
+    );
     if (existing.total === 0) {
       const started = Date.now();
       // Asynchronously, so that this process keeps serving its sockets while the seed runs.
-      const seeder = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'seed', '--demo', '--queries', values.queries!, '--days', '365'], { cwd: ROOT, env, stdio: 'inherit' });
+      const seeder = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli.ts', 'seed', '--demo', '--queries', values.queries!, '--days', '365'],
+        { cwd: ROOT, env, stdio: 'inherit' },
+      );
       const status = await new Promise<number | null>((resolve) => seeder.on('close', resolve));
       if (status !== 0) throw new Error('seeding failed');
       console.log(`seeded ${values.queries} queries in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
     // Once more on failure: an idle keep-alive connection may have been closed during a long seed.
-    const count = () => fetch(`${base}/customer-support?limit=1`, { headers }).then((r) => r.json() as Promise<{ total: number }>);
+    const count = () =>
+      fetch(`${base}/customer-support?limit=1`, { headers }).then((r) => r.json() as Promise<{ total: number }>);
     const total = await count().catch(count);
     console.log(`support queries in the company: ${total.total}`);
 
@@ -99,8 +116,20 @@ async function main() {
     const baseline = await cannon('/healthz');
     console.log(row('GET /healthz (baseline)', baseline));
     console.log(row('GET /customer-support (page of 50)', await cannon('/customer-support'), baseline));
-    console.log(row('GET /customer-support?status=open&priority=urgent', await cannon('/customer-support?status=open&priority=urgent'), baseline));
-    console.log(row(`GET /customer-support (90-day window, page 100)`, await cannon(`/customer-support?${window}&limit=100&skip=100`), baseline));
+    console.log(
+      row(
+        'GET /customer-support?status=open&priority=urgent',
+        await cannon('/customer-support?status=open&priority=urgent'),
+        baseline,
+      ),
+    );
+    console.log(
+      row(
+        `GET /customer-support (90-day window, page 100)`,
+        await cannon(`/customer-support?${window}&limit=100&skip=100`),
+        baseline,
+      ),
+    );
   } finally {
     await server.stop();
     if (!values.keep) await database.drop();

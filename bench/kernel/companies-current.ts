@@ -13,7 +13,9 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { benchDatabase, benchPort, formatResult, startService } from '../lib/harness.js';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+const { values } = parseArgs({
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } },
+});
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const key = 'sk_bench_key_0000000000000001';
@@ -21,7 +23,10 @@ const key = 'sk_bench_key_0000000000000001';
 const database = await benchDatabase();
 try {
   console.log(`connections ${connections}, ${duration} s each`);
-  for (const [label, cacheTtlMs] of [['default (coherent cache on)', '60000'], ['CACHE_TTL_MS=0 (every lookup in PostgreSQL)', '0']] as const) {
+  for (const [label, cacheTtlMs] of [
+    ['default (coherent cache on)', '60000'],
+    ['CACHE_TTL_MS=0 (every lookup in PostgreSQL)', '0'],
+  ] as const) {
     const service = await startService(benchPort(), {
       DATABASE_URL: database.url,
       BOOTSTRAP_API_KEY: key,
@@ -39,7 +44,9 @@ try {
       console.log(`\n${label}`);
       console.log(formatResult('GET /healthz (baseline)', health));
       console.log(formatResult('GET /api/public/companies/current', current));
-      console.log(`ratio (current / healthz): ${((current.requests.average / health.requests.average) * 100).toFixed(1)} % of baseline throughput (target ≥ 35 %)`);
+      console.log(
+        `ratio (current / healthz): ${((current.requests.average / health.requests.average) * 100).toFixed(1)} % of baseline throughput (target ≥ 35 %)`,
+      );
     } finally {
       await service.stop();
     }

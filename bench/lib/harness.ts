@@ -70,7 +70,10 @@ export async function startService(
   };
   let ready = false;
   for (let i = 0; i < 300 && !ready; i++) {
-    ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+    ready = await fetch(`${base}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (!ready) {
@@ -94,15 +97,19 @@ export interface FakeProviderProcess {
 
 /** The tests' fake OpenAI-compatible provider in its own process (bench/lib/fake-provider-process.ts). */
 export async function startFakeProviderProcess(): Promise<FakeProviderProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/lib/fake-provider-process.ts')], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/lib/fake-provider-process.ts')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const closed = new Promise((resolve) => child.on('exit', resolve));
   type Reply = { url?: string; ok?: boolean };
   let waiting: { resolve(reply: Reply): void; reject(error: Error): void } | null = null;
   child.on('message', (reply: Reply) => waiting?.resolve(reply));
   child.on('exit', () => waiting?.reject(new Error('the fake provider exited')));
-  const next = () => new Promise<Reply>((resolve, reject) => {
-    waiting = { resolve, reject };
-  });
+  const next = () =>
+    new Promise<Reply>((resolve, reject) => {
+      waiting = { resolve, reject };
+    });
   const { url } = await next();
   return {
     url: url!,

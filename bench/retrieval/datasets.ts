@@ -66,9 +66,16 @@ function smart(text: string): { id: string; fields: Record<string, string> }[] {
 async function cranfield(): Promise<Dataset> {
   const dir = path.join(root, 'cranfield');
   const docs = smart(await readFile(path.join(dir, 'cran.all.1400'), 'utf8'));
-  const corpus = docs.map((doc) => ({ id: doc.id, title: (doc.fields.T ?? '').trim(), text: (doc.fields.W ?? '').trim() }));
+  const corpus = docs.map((doc) => ({
+    id: doc.id,
+    title: (doc.fields.T ?? '').trim(),
+    text: (doc.fields.W ?? '').trim(),
+  }));
   // Query ids in cran.qry skip numbers; the judgements number queries by their position (1…225).
-  const queries = smart(await readFile(path.join(dir, 'cran.qry'), 'utf8')).map((query, index) => ({ id: String(index + 1), text: (query.fields.W ?? '').trim() }));
+  const queries = smart(await readFile(path.join(dir, 'cran.qry'), 'utf8')).map((query, index) => ({
+    id: String(index + 1),
+    text: (query.fields.W ?? '').trim(),
+  }));
   const qrels: Dataset['qrels'] = new Map();
   for (const line of (await readFile(path.join(dir, 'cranqrel'), 'utf8')).split('\n')) {
     const [query, doc, code] = line.trim().split(/\s+/);
@@ -81,7 +88,9 @@ async function cranfield(): Promise<Dataset> {
 
 async function arcd(): Promise<Dataset> {
   const file = path.join(root, 'arcd', 'arcd-test.json');
-  const data = JSON.parse(await readFile(file, 'utf8')) as { data: { title: string; paragraphs: { context: string; qas: { id: string; question: string }[] }[] }[] };
+  const data = JSON.parse(await readFile(file, 'utf8')) as {
+    data: { title: string; paragraphs: { context: string; qas: { id: string; question: string }[] }[] }[];
+  };
   const corpus: Dataset['corpus'] = [];
   const queries: Dataset['queries'] = [];
   const qrels: Dataset['qrels'] = new Map();

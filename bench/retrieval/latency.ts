@@ -40,7 +40,8 @@ const { values } = parseArgs({
   },
 });
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -53,14 +54,27 @@ async function measure(label: string, queries: string[], request: (query: string
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  console.log(`${label.padEnd(46)} p50 ${pct(times, 50).toFixed(1).padStart(6)} ms   p99 ${pct(times, 99).toFixed(1).padStart(6)} ms`);
+  console.log(
+    `${label.padEnd(46)} p50 ${pct(times, 50).toFixed(1).padStart(6)} ms   p99 ${pct(times, 99).toFixed(1).padStart(6)} ms`,
+  );
   return pct(times, 50);
 }
 
 /** p50/p99 of the search per lane and of a trivial authenticated route, at the current size. */
-async function measureRound(app: App, headers: Record<string, string>, queries: string[], chunks: number, lanes = 'text lanes in SQL'): Promise<number> {
+async function measureRound(
+  app: App,
+  headers: Record<string, string>,
+  queries: string[],
+  chunks: number,
+  lanes = 'text lanes in SQL',
+): Promise<number> {
   const search = (lanes: Record<string, boolean>) => async (query: string) => {
-    const response = await app.inject({ method: 'POST', url: '/api/public/documents/search', headers, payload: { query, top_k: 10, categories: [], search_method: lanes } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/public/documents/search',
+      headers,
+      payload: { query, top_k: 10, categories: [], search_method: lanes },
+    });
     if (response.statusCode !== 200) throw new Error(response.body);
   };
   console.log(`\n--- ${chunks} chunks, ${queries.length} SciFact queries, sequential, ${lanes}`);
@@ -81,7 +95,15 @@ async function main() {
   await migrateToLatest(handle.db);
   await handle.close();
   const instance = async (env: Record<string, string>) => {
-    const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, RUN_WORKERS: 'false', EMBEDDINGS_PROVIDER: 'none', RATE_LIMIT_ENABLED: 'false', ...env });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: databaseUrl,
+      RUN_WORKERS: 'false',
+      EMBEDDINGS_PROVIDER: 'none',
+      RATE_LIMIT_ENABLED: 'false',
+      ...env,
+    });
     const container = createContainer({ config, databaseUrl, log: pino({ level: 'silent' }) });
     const app = await buildApp(container);
     await container.start();
@@ -97,7 +119,8 @@ async function main() {
     if (values.reuse) {
       const row = await db.selectFrom('kb_documents').select('company_id').executeTakeFirstOrThrow();
       const user = await createUser(container, row.company_id, 'developer');
-      const chunks = (await knowledge.stats({ userId: user.userId, companyId: row.company_id, role: 'developer' })).total_chunks;
+      const chunks = (await knowledge.stats({ userId: user.userId, companyId: row.company_id, role: 'developer' }))
+        .total_chunks;
       await measureRound(app, user.headers, queries, chunks);
       return;
     }
@@ -106,15 +129,22 @@ async function main() {
 
     // ---- 1. ingestion throughput
     const uploads: { document_id: string }[] = [];
-    for (const doc of dataset.corpus) uploads.push(await knowledge.uploadArticle(context, { document_title: doc.title, content: doc.text || doc.title }));
+    for (const doc of dataset.corpus)
+      uploads.push(
+        await knowledge.uploadArticle(context, { document_title: doc.title, content: doc.text || doc.title }),
+      );
     const started = performance.now();
     let next = 0;
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (next < uploads.length) await knowledge.ingest(uploads[next++]!.document_id.slice(4));
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < uploads.length) await knowledge.ingest(uploads[next++]!.document_id.slice(4));
+      }),
+    );
     const seconds = (performance.now() - started) / 1000;
     const stats = await knowledge.stats(context);
-    console.log(`ingestion: ${stats.total_documents} documents, ${stats.total_chunks} chunks in ${seconds.toFixed(1)} s → ${(stats.total_chunks / seconds).toFixed(0)} chunks/s (${(stats.total_documents / seconds).toFixed(0)} documents/s), 4 in parallel, no embedder`);
+    console.log(
+      `ingestion: ${stats.total_documents} documents, ${stats.total_chunks} chunks in ${seconds.toFixed(1)} s → ${(stats.total_chunks / seconds).toFixed(0)} chunks/s (${(stats.total_documents / seconds).toFixed(0)} documents/s), 4 in parallel, no embedder`,
+    );
     await sql`analyze`.execute(db);
 
     const small = await measureRound(app, tenant.headers, queries, stats.total_chunks);
@@ -125,20 +155,41 @@ async function main() {
     const t2 = performance.now();
     const index = await TextIndex.build(snapshot!);
     const t3 = performance.now();
-    console.log(`\nin-process index of ${index.size} chunks: snapshot read in ${(t2 - t1).toFixed(0)} ms, built in ${(t3 - t2).toFixed(0)} ms (in slices of ≤ 5 ms of the event loop); heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`);
+    console.log(
+      `\nin-process index of ${index.size} chunks: snapshot read in ${(t2 - t1).toFixed(0)} ms, built in ${(t3 - t2).toFixed(0)} ms (in slices of ≤ 5 ms of the event loop); heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`,
+    );
     const memory = inMemory.container.knowledge.memory!;
-    const search = (query: string) => inMemory.app.inject({ method: 'POST', url: '/api/public/documents/search', headers: tenant.headers, payload: { query, top_k: 10, categories: [], search_method: {} } });
+    const search = (query: string) =>
+      inMemory.app.inject({
+        method: 'POST',
+        url: '/api/public/documents/search',
+        headers: tenant.headers,
+        payload: { query, top_k: 10, categories: [], search_method: {} },
+      });
     await search(queries[0]!);
     while (!memory.isHeld(tenant.companyId)) await new Promise((resolve) => setTimeout(resolve, 50));
     // One pass teaches the instance every query's words (each word is read by PostgreSQL once).
     for (const query of queries) await search(query);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const held = queries.filter((query) => memory.isHeld(tenant.companyId, query, queryConfigs(query)));
-    console.log(`queries answered from memory: ${held.length} of ${queries.length} (the others' words need PostgreSQL's parser)`);
-    const fromMemory = await measureRound(inMemory.app, tenant.headers, queries, stats.total_chunks, 'text lanes in memory');
+    console.log(
+      `queries answered from memory: ${held.length} of ${queries.length} (the others' words need PostgreSQL's parser)`,
+    );
+    const fromMemory = await measureRound(
+      inMemory.app,
+      tenant.headers,
+      queries,
+      stats.total_chunks,
+      'text lanes in memory',
+    );
     console.log(`fused p50 in memory / in SQL = ${(fromMemory / small).toFixed(2)}×`);
     const fused = (target: App) => async (query: string) => {
-      await target.inject({ method: 'POST', url: '/api/public/documents/search', headers: tenant.headers, payload: { query, top_k: 10, categories: [], search_method: {} } });
+      await target.inject({
+        method: 'POST',
+        url: '/api/public/documents/search',
+        headers: tenant.headers,
+        payload: { query, top_k: 10, categories: [], search_method: {} },
+      });
     };
     const heldInSql = await measure('the held queries only, all lanes, in SQL', held, fused(app));
     const heldInMemory = await measure('the held queries only, all lanes, in memory', held, fused(inMemory.app));
@@ -150,7 +201,9 @@ async function main() {
     for (let copy = 0; copy < copies; copy++) {
       await db.transaction().execute(async (trx) => {
         await sql`create temp table copy_map on commit drop as
-          select id as old_id, gen_random_uuid() as new_id from kb_documents where company_id = ${tenant.companyId} and id = any(${uploads.map((u) => u.document_id.slice(4))}::uuid[])`.execute(trx);
+          select id as old_id, gen_random_uuid() as new_id from kb_documents where company_id = ${tenant.companyId} and id = any(${uploads.map((u) => u.document_id.slice(4))}::uuid[])`.execute(
+          trx,
+        );
         await sql`insert into kb_documents (id, company_id, title, categories, source_type, content, content_tsv, language, status, chunk_count, embedding_status, created_by, completed_at)
           select m.new_id, d.company_id, d.title, d.categories, d.source_type, d.content, d.content_tsv, d.language, d.status, d.chunk_count, d.embedding_status, d.created_by, now()
           from kb_documents d join copy_map m on m.old_id = d.id`.execute(trx);

@@ -7,7 +7,10 @@ export function ndcgAt(ranked: string[], judged: Map<string, number>, k: number)
     const gain = judged.get(id) ?? 0;
     if (gain > 0) dcg += gain / Math.log2(index + 2);
   });
-  const ideal = [...judged.values()].filter((gain) => gain > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...judged.values()]
+    .filter((gain) => gain > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   const idcg = ideal.reduce((sum, gain, index) => sum + gain / Math.log2(index + 2), 0);
   return idcg === 0 ? 0 : dcg / idcg;
 }

@@ -51,8 +51,13 @@ async function main() {
   await migrateToLatest(handle.db);
   await handle.close();
   const config = loadConfig({
-    NODE_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: database.url, RUN_WORKERS: 'true',
-    EMBEDDINGS_PROVIDER: 'none', RATE_LIMIT_ENABLED: 'false', DATABASE_POOL_MAX: '10',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: database.url,
+    RUN_WORKERS: 'true',
+    EMBEDDINGS_PROVIDER: 'none',
+    RATE_LIMIT_ENABLED: 'false',
+    DATABASE_POOL_MAX: '10',
   });
   // The title threshold is a session setting of the search connections: set before they open.
   if (values['title-similarity']) SEARCH_SESSION_SETTINGS['pg_trgm.similarity_threshold'] = values['title-similarity'];
@@ -65,16 +70,24 @@ async function main() {
       const started = performance.now();
       // Eight clients upload at once, as a script feeding the API would.
       let next = 0;
-      await Promise.all(Array.from({ length: 8 }, async () => {
-        while (next < dataset.corpus.length) {
-          const doc = dataset.corpus[next++]!;
-          // A few Cranfield records are empty: nothing to upload, nothing to find.
-          if (!(doc.text || doc.title).trim()) continue;
-          const response = await app.inject({ method: 'POST', url: '/api/public/documents/upload/article', headers, payload: { document_title: doc.title || doc.id, content: doc.text || doc.title } });
-          if (response.statusCode !== 202) throw new Error(`upload ${doc.id}: ${response.statusCode} ${response.body}`);
-          docIdToCorpus.set(response.json().document_id, doc.id);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < dataset.corpus.length) {
+            const doc = dataset.corpus[next++]!;
+            // A few Cranfield records are empty: nothing to upload, nothing to find.
+            if (!(doc.text || doc.title).trim()) continue;
+            const response = await app.inject({
+              method: 'POST',
+              url: '/api/public/documents/upload/article',
+              headers,
+              payload: { document_title: doc.title || doc.id, content: doc.text || doc.title },
+            });
+            if (response.statusCode !== 202)
+              throw new Error(`upload ${doc.id}: ${response.statusCode} ${response.body}`);
+            docIdToCorpus.set(response.json().document_id, doc.id);
+          }
+        }),
+      );
       const uploaded = performance.now();
       for (;;) {
         const stats = (await app.inject({ method: 'GET', url: '/api/public/documents/stats', headers })).json();
@@ -86,8 +99,12 @@ async function main() {
       // hold autovacuum back for minutes, and stale counts make the planner ignore the GIN indexes).
       await sql`analyze`.execute(container.db);
       const stats = (await app.inject({ method: 'GET', url: '/api/public/documents/stats', headers })).json();
-      console.log(`dataset ${dataset.name}: ${dataset.corpus.length} documents → ${stats.total_chunks} chunks, ${stats.by_status.failed} failed`);
-      console.log(`ingestion: uploads ${((uploaded - started) / 1000).toFixed(1)} s, all tasks done after ${((ingested - started) / 1000).toFixed(1)} s → ${(stats.total_chunks / ((ingested - started) / 1000)).toFixed(0)} chunks/s, ${(dataset.corpus.length / ((ingested - started) / 1000)).toFixed(0)} documents/s`);
+      console.log(
+        `dataset ${dataset.name}: ${dataset.corpus.length} documents → ${stats.total_chunks} chunks, ${stats.by_status.failed} failed`,
+      );
+      console.log(
+        `ingestion: uploads ${((uploaded - started) / 1000).toFixed(1)} s, all tasks done after ${((ingested - started) / 1000).toFixed(1)} s → ${(stats.total_chunks / ((ingested - started) / 1000)).toFixed(0)} chunks/s, ${(dataset.corpus.length / ((ingested - started) / 1000)).toFixed(0)} documents/s`,
+      );
     }
 
     const docIdToCorpus = new Map<string, string>();
@@ -109,14 +126,25 @@ async function main() {
 
     // ---- queries, lane by lane
     const queries = dataset.queries.filter((query) => dataset.qrels.has(query.id)).slice(0, Number(values.queries));
-    const runs: { name: string; lanes: { vector: boolean; fulltext: boolean; docstore: boolean }; ranking?: 'ts_rank_cd' }[] = [
+    const runs: {
+      name: string;
+      lanes: { vector: boolean; fulltext: boolean; docstore: boolean };
+      ranking?: 'ts_rank_cd';
+    }[] = [
       { name: 'full text (BM25)', lanes: { vector: false, fulltext: true, docstore: false } },
-      { name: 'full text (ts_rank_cd)', lanes: { vector: false, fulltext: true, docstore: false }, ranking: 'ts_rank_cd' },
+      {
+        name: 'full text (ts_rank_cd)',
+        lanes: { vector: false, fulltext: true, docstore: false },
+        ranking: 'ts_rank_cd',
+      },
       { name: 'docstore (phrase + title trigram)', lanes: { vector: false, fulltext: false, docstore: true } },
       { name: 'vector', lanes: { vector: true, fulltext: false, docstore: false } },
       { name: 'fused (all enabled lanes)', lanes: { vector: true, fulltext: true, docstore: true } },
     ];
-    const laneResults = new Map<string, { document_id: string; chunk_id: string; scores: Record<string, number> }[][]>();
+    const laneResults = new Map<
+      string,
+      { document_id: string; chunk_id: string; scores: Record<string, number> }[][]
+    >();
     const evaluate = (ranked: { document_id: string }[][]) => {
       let ndcg = 0;
       let recall = 0;
@@ -134,7 +162,9 @@ async function main() {
     };
     const selected = values.runs?.split(',');
     const chosen = selected ? runs.filter((run) => selected.some((prefix) => run.name.startsWith(prefix))) : runs;
-    console.log(`docstore: exact phrase, title similarity ≥ ${SEARCH_SESSION_SETTINGS['pg_trgm.similarity_threshold']}`);
+    console.log(
+      `docstore: exact phrase, title similarity ≥ ${SEARCH_SESSION_SETTINGS['pg_trgm.similarity_threshold']}`,
+    );
     console.log(`\n${queries.length} queries with judgements; document-level metrics (best chunk per document)`);
     console.log(`${'lane'.padEnd(30)} ${'nDCG@10'.padStart(8)} ${'R@10'.padStart(7)}   p50 ms   p99 ms   vector lane`);
     for (const run of chosen) {
@@ -146,13 +176,29 @@ async function main() {
         const t0 = performance.now();
         let results: { document_id: string; chunk_id: string; scores: Record<string, number> }[];
         if (run.ranking) {
-          const output = await container.knowledge.search(tenant.companyId, { query: query.text, topK: 50, lanes: run.lanes, fulltextRanking: run.ranking });
+          const output = await container.knowledge.search(tenant.companyId, {
+            query: query.text,
+            topK: 50,
+            lanes: run.lanes,
+            fulltextRanking: run.ranking,
+          });
           results = output.results;
           vectorLane = output.vector_lane;
         } else {
           const response = await app.inject({
-            method: 'POST', url: '/api/public/documents/search', headers,
-            payload: { query: query.text, top_k: 50, categories: [], search_method: { enable_vectorsearch: run.lanes.vector, enable_fulltextsearch: run.lanes.fulltext, enable_docstoresearch: run.lanes.docstore } },
+            method: 'POST',
+            url: '/api/public/documents/search',
+            headers,
+            payload: {
+              query: query.text,
+              top_k: 50,
+              categories: [],
+              search_method: {
+                enable_vectorsearch: run.lanes.vector,
+                enable_fulltextsearch: run.lanes.fulltext,
+                enable_docstoresearch: run.lanes.docstore,
+              },
+            },
           });
           if (response.statusCode !== 200) throw new Error(`search: ${response.statusCode} ${response.body}`);
           const body = response.json();
@@ -171,7 +217,9 @@ async function main() {
         recall += recallAt(ranked, judged, 10);
       }
       latencies.sort((a, b) => a - b);
-      console.log(`${run.name.padEnd(30)} ${(ndcg / queries.length).toFixed(3).padStart(8)} ${(recall / queries.length).toFixed(3).padStart(7)}   ${percentile(latencies, 50).toFixed(1).padStart(6)}   ${percentile(latencies, 99).toFixed(1).padStart(6)}   ${vectorLane}`);
+      console.log(
+        `${run.name.padEnd(30)} ${(ndcg / queries.length).toFixed(3).padStart(8)} ${(recall / queries.length).toFixed(3).padStart(7)}   ${percentile(latencies, 50).toFixed(1).padStart(6)}   ${percentile(latencies, 99).toFixed(1).padStart(6)}   ${vectorLane}`,
+      );
     }
     // Offline: the same lane rankings fused with other docstore weights (the service uses LANE_WEIGHTS).
     const fulltextRuns = laneResults.get('full text (BM25)') ?? [];
@@ -181,14 +229,19 @@ async function main() {
       const fused = fulltextRuns.map((fulltext, i) => {
         const byChunk = new Map([...fulltext, ...docstoreRuns[i]!].map((result) => [result.chunk_id, result]));
         const hits = fuse(
-          { fulltext: fulltext.map((r) => ({ chunk_id: r.chunk_id, score: r.scores.fulltext ?? 0 })), docstore: docstoreRuns[i]!.map((r) => ({ chunk_id: r.chunk_id, score: r.scores.docstore ?? 0 })) },
+          {
+            fulltext: fulltext.map((r) => ({ chunk_id: r.chunk_id, score: r.scores.fulltext ?? 0 })),
+            docstore: docstoreRuns[i]!.map((r) => ({ chunk_id: r.chunk_id, score: r.scores.docstore ?? 0 })),
+          },
           RRF_K,
           { ...LANE_WEIGHTS, docstore: weight },
         );
         return hits.map((hit) => byChunk.get(hit.chunk_id)!);
       });
       const { ndcg, recall } = evaluate(fused);
-      console.log(`  docstore weight ${weight.toFixed(1)}${weight === LANE_WEIGHTS.docstore ? ' (service)' : '          '}  nDCG@10 ${ndcg.toFixed(3)}  R@10 ${recall.toFixed(3)}`);
+      console.log(
+        `  docstore weight ${weight.toFixed(1)}${weight === LANE_WEIGHTS.docstore ? ' (service)' : '          '}  nDCG@10 ${ndcg.toFixed(3)}  R@10 ${recall.toFixed(3)}`,
+      );
     }
     if (dataset.anchor) console.log(`\nanchor: ${dataset.anchor}`);
   } finally {

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient, type RawBuilder, type Transaction } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  sql,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type RawBuilder,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -65,13 +73,23 @@ function preparingPool(pool: pg.Pool): PostgresPool {
 export function sessionOptions(settings: Record<string, string>): string | undefined {
   const entries = Object.entries(settings);
   for (const [name, value] of entries) {
-    if (!/^[a-z_][a-z0-9_.]*$/i.test(name) || !/^[\w.-]+$/.test(value)) throw new Error(`Invalid session setting ${name}=${value}`);
+    if (!/^[a-z_][a-z0-9_.]*$/i.test(name) || !/^[\w.-]+$/.test(value))
+      throw new Error(`Invalid session setting ${name}=${value}`);
   }
   return entries.length ? entries.map(([name, value]) => `-c ${name}=${value}`).join(' ') : undefined;
 }
 
-export function createDatabase(connectionString: string, poolMax = 10, settings: Record<string, string> = {}): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 30_000, options: sessionOptions(settings) });
+export function createDatabase(
+  connectionString: string,
+  poolMax = 10,
+  settings: Record<string, string> = {},
+): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolMax,
+    idleTimeoutMillis: 30_000,
+    options: sessionOptions(settings),
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });

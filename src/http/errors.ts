@@ -125,7 +125,10 @@ export const ErrorBodies: Record<ErrorShape, TSchema> = {
     { detail: Type.String(), status_code: Type.Integer() },
     { $id: 'DetailStatusError', title: 'Deployments/companies error' },
   ),
-  detail: Type.Object({ detail: Type.String() }, { $id: 'DetailError', title: 'Documents/collections/voice/integrations error' }),
+  detail: Type.Object(
+    { detail: Type.String() },
+    { $id: 'DetailError', title: 'Documents/collections/voice/integrations error' },
+  ),
 };
 
 const STANDARD_ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 415, 429, 500] as const;

@@ -35,7 +35,12 @@ export interface JobQueue {
   readonly boss: PgBoss;
 }
 
-export function createJobQueue(options: { connectionString: string; schema?: string; onError?: (error: Error) => void; poolMax?: number }): JobQueue {
+export function createJobQueue(options: {
+  connectionString: string;
+  schema?: string;
+  onError?: (error: Error) => void;
+  poolMax?: number;
+}): JobQueue {
   const boss = new PgBoss({
     connectionString: options.connectionString,
     schema: options.schema ?? 'pgboss',

@@ -13,7 +13,12 @@ export interface CoherentCache<T> {
   clear(): void;
 }
 
-export function createCoherentCache<T>(options: { ttlMs: number; maxEntries: number; isEnabled: () => boolean; now?: () => number }): CoherentCache<T> {
+export function createCoherentCache<T>(options: {
+  ttlMs: number;
+  maxEntries: number;
+  isEnabled: () => boolean;
+  now?: () => number;
+}): CoherentCache<T> {
   const entries = new Map<string, { value: T; expiresAt: number }>();
   const now = options.now ?? Date.now;
   let generation = 0;

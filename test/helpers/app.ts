@@ -17,12 +17,22 @@ export interface TestApp {
 }
 
 /** `configure` may add test-only routes before the app is sealed. */
-export async function createTestApp(env: Record<string, string> = {}, configure?: (app: FastifyInstance) => void | Promise<void>): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  configure?: (app: FastifyInstance) => void | Promise<void>,
+): Promise<TestApp> {
   const databaseUrl = env.DATABASE_URL ?? inject('databaseUrl');
   // Every test app has a job queue of its own (a pg-boss schema), so that workers started by one
   // test file never take the jobs of another file's companies with their own configuration.
   const jobsSchema = `jobs_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RUN_WORKERS: 'false', DATABASE_URL: databaseUrl, JOBS_SCHEMA: jobsSchema, ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    RUN_WORKERS: 'false',
+    DATABASE_URL: databaseUrl,
+    JOBS_SCHEMA: jobsSchema,
+    ...env,
+  });
   const container = createContainer({ config, databaseUrl, log: pino({ level: env.LOG_LEVEL ?? 'silent' }) });
   const app = await buildApp(container);
   await configure?.(app);

@@ -15,9 +15,19 @@ export interface ChatSetup {
 }
 
 /** Creates the agent through the API and an active deployment through the deployments repository. */
-export async function chatSetup(app: FastifyInstance, container: Container, agent: Record<string, unknown> = {}, options: { bound?: boolean; status?: 'active' | 'paused' } = {}): Promise<ChatSetup> {
+export async function chatSetup(
+  app: FastifyInstance,
+  container: Container,
+  agent: Record<string, unknown> = {},
+  options: { bound?: boolean; status?: 'active' | 'paused' } = {},
+): Promise<ChatSetup> {
   const tenant = await createTenant(container);
-  const res = await app.inject({ method: 'POST', url: '/api/public/agents', headers: tenant.headers, payload: { title: 'Helper', ...agent } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/public/agents',
+    headers: tenant.headers,
+    payload: { title: 'Helper', ...agent },
+  });
   if (res.statusCode !== 201) throw new Error(`create agent: ${res.statusCode} ${res.body}`);
   const agentId = res.json<{ id: string }>().id;
   const deploymentId = await insertDeployment(container.db, {
@@ -34,6 +44,15 @@ export async function chatSetup(app: FastifyInstance, container: Container, agen
 }
 
 /** POST /agent/chat with a JSON body (the same fields as the multipart form). */
-export async function chat(app: FastifyInstance, setup: Pick<ChatSetup, 'token' | 'agentKey'>, fields: Record<string, unknown>) {
-  return app.inject({ method: 'POST', url: '/api/v1/chat/agent/chat', headers: setup.token, payload: { agent_key: setup.agentKey, ...fields } });
+export async function chat(
+  app: FastifyInstance,
+  setup: Pick<ChatSetup, 'token' | 'agentKey'>,
+  fields: Record<string, unknown>,
+) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/chat/agent/chat',
+    headers: setup.token,
+    payload: { agent_key: setup.agentKey, ...fields },
+  });
 }

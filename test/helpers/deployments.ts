@@ -12,7 +12,11 @@ export const REGIONS = {
 } as const;
 
 /** A complete agent of the tenant's company (override fields to make it otherwise). */
-export async function createAgent(container: Container, tenant: TestTenant, fields: Partial<Insertable<AgentsTable>> = {}) {
+export async function createAgent(
+  container: Container,
+  tenant: TestTenant,
+  fields: Partial<Insertable<AgentsTable>> = {},
+) {
   return insertAgent(container.db, {
     company_id: tenant.companyId,
     title: 'Support agent',
@@ -23,7 +27,12 @@ export async function createAgent(container: Container, tenant: TestTenant, fiel
   });
 }
 
-export async function createDeployment(app: FastifyInstance, tenant: TestTenant, agentId: string, body: Record<string, unknown> = {}) {
+export async function createDeployment(
+  app: FastifyInstance,
+  tenant: TestTenant,
+  agentId: string,
+  body: Record<string, unknown> = {},
+) {
   const res = await app.inject({
     method: 'POST',
     url: '/api/public/deployments',
@@ -34,12 +43,21 @@ export async function createDeployment(app: FastifyInstance, tenant: TestTenant,
   return res.json<{ id: string; status: string; agent_id: string; [key: string]: unknown }>();
 }
 
-export async function control(app: FastifyInstance, tenant: { headers: Record<string, string> }, id: string, action: string) {
+export async function control(
+  app: FastifyInstance,
+  tenant: { headers: Record<string, string> },
+  id: string,
+  action: string,
+) {
   return app.inject({ method: 'POST', url: `/api/public/deployments/${id}/${action}`, headers: tenant.headers });
 }
 
 export async function logsOf(app: FastifyInstance, tenant: TestTenant, id: string, query = '') {
-  const res = await app.inject({ method: 'GET', url: `/api/public/deployments/${id}/logs${query}`, headers: tenant.headers });
+  const res = await app.inject({
+    method: 'GET',
+    url: `/api/public/deployments/${id}/logs${query}`,
+    headers: tenant.headers,
+  });
   return res.json<{ logs: { timestamp: string; level: string; message: string }[] }>().logs;
 }
 
@@ -57,9 +75,11 @@ export async function waitForRollout(app: FastifyInstance, tenant: TestTenant, i
 
 /** Roll-out jobs sent for a deployment (pg-boss keeps them in its own schema). */
 export async function rolloutJobs(container: Container, deploymentId: string): Promise<number> {
-  const result = await container.queue.boss.getDb().executeSql(
-    `select count(*)::int as n from ${container.config.jobsSchema}.job where name = 'deployments.rollout' and data->>'deploymentId' = $1`,
-    [deploymentId],
-  );
+  const result = await container.queue.boss
+    .getDb()
+    .executeSql(
+      `select count(*)::int as n from ${container.config.jobsSchema}.job where name = 'deployments.rollout' and data->>'deploymentId' = $1`,
+      [deploymentId],
+    );
   return (result.rows[0] as { n: number }).n;
 }

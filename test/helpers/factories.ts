@@ -7,7 +7,12 @@ import type { Container } from '../../src/container.js';
 import type { Role } from '../../src/lib/roles.js';
 import { generateSecret, hashSecret, secretHint } from '../../src/lib/secrets.js';
 import { insertCompany, insertMember } from '../../src/modules/companies/companies.repo.js';
-import { insertApiKey, insertChatToken, insertUser, setActiveCompany } from '../../src/modules/identity/identity.repo.js';
+import {
+  insertApiKey,
+  insertChatToken,
+  insertUser,
+  setActiveCompany,
+} from '../../src/modules/identity/identity.repo.js';
 
 export interface TestUser {
   userId: string;
@@ -29,7 +34,12 @@ export function uniqueEmail(prefix = 'user'): string {
 }
 
 /** A user with an API key; with a company, also a member of it (active) with `role`. */
-export async function createUser(container: Container, companyId: string | null, role: Role = 'member', email = uniqueEmail(role)): Promise<TestUser> {
+export async function createUser(
+  container: Container,
+  companyId: string | null,
+  role: Role = 'member',
+  email = uniqueEmail(role),
+): Promise<TestUser> {
   const apiKey = generateSecret('sk_');
   const user = await container.db.transaction().execute(async (trx) => {
     const row = await insertUser(trx, { email, first_name: role, last_name: 'Tester' });
@@ -37,14 +47,23 @@ export async function createUser(container: Container, companyId: string | null,
       await insertMember(trx, { company_id: companyId, user_id: row.id, role });
       await setActiveCompany(trx, row.id, companyId);
     }
-    await insertApiKey(trx, { user_id: row.id, name: 'test', key_hash: hashSecret(apiKey), key_hint: secretHint(apiKey) });
+    await insertApiKey(trx, {
+      user_id: row.id,
+      name: 'test',
+      key_hash: hashSecret(apiKey),
+      key_hint: secretHint(apiKey),
+    });
     return row;
   });
   return { userId: user.id, email, apiKey, headers: { 'x-api-key': apiKey } };
 }
 
 /** A new company whose first user has `role` (owner by default). */
-export async function createTenant(container: Container, role: Role = 'owner', name = `Company ${randomUUID().slice(0, 8)}`): Promise<TestTenant> {
+export async function createTenant(
+  container: Container,
+  role: Role = 'owner',
+  name = `Company ${randomUUID().slice(0, 8)}`,
+): Promise<TestTenant> {
   const company = await insertCompany(container.db, { name });
   const owner = await createUser(container, company.id, role);
   return {

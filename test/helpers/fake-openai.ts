@@ -45,11 +45,15 @@ async function readJson(request: IncomingMessage): Promise<ChatCompletionRequest
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function startFakeOpenAi(reply: FakeOpenAi['reply'] = () => ({ tokens: ['Hello', ' there', '!'] })): Promise<FakeOpenAi> {
+export async function startFakeOpenAi(
+  reply: FakeOpenAi['reply'] = () => ({ tokens: ['Hello', ' there', '!'] }),
+): Promise<FakeOpenAi> {
   const fake: FakeOpenAi = { url: '', requests: [], aborted: 0, reply, close: async () => undefined };
   const server: Server = createServer(async (request, response) => {
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
-      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error' } }));
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error' } }));
       return;
     }
     const body = await readJson(request);
@@ -57,14 +61,22 @@ export async function startFakeOpenAi(reply: FakeOpenAi['reply'] = () => ({ toke
     const script = fake.reply(body);
     if (script.status) {
       response.writeHead(script.status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: { message: `fake provider failure ${script.status}`, type: 'server_error', code: null } }));
+      response.end(
+        JSON.stringify({
+          error: { message: `fake provider failure ${script.status}`, type: 'server_error', code: null },
+        }),
+      );
       return;
     }
     let finished = false;
     response.on('close', () => {
       if (!finished) fake.aborted += 1;
     });
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
     const created = Math.floor(Date.now() / 1000);
     const frame = (delta: Record<string, unknown>, finishReason: string | null) =>
@@ -75,7 +87,9 @@ export async function startFakeOpenAi(reply: FakeOpenAi['reply'] = () => ({ toke
       if (script.hangAfter !== undefined && index >= script.hangAfter) return;
       if (script.errorAfter !== undefined && index >= script.errorAfter) {
         finished = true;
-        response.end(`data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', code: null } })}\n\n`);
+        response.end(
+          `data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', code: null } })}\n\n`,
+        );
         return;
       }
       if (script.resetAfter !== undefined && index >= script.resetAfter) {
@@ -88,7 +102,9 @@ export async function startFakeOpenAi(reply: FakeOpenAi['reply'] = () => ({ toke
       response.write(frame({ content: token }, null));
     }
     response.write(frame({}, 'stop'));
-    response.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: { prompt_tokens: 10, completion_tokens: tokens.length, total_tokens: 10 + tokens.length } })}\n\n`);
+    response.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: { prompt_tokens: 10, completion_tokens: tokens.length, total_tokens: 10 + tokens.length } })}\n\n`,
+    );
     response.end('data: [DONE]\n\n');
     finished = true;
   });

@@ -45,7 +45,11 @@ async function readForm(request: IncomingMessage): Promise<FormData> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const body = Buffer.concat(chunks);
-  return new Request('http://peer.local/', { method: 'POST', headers: { 'content-type': request.headers['content-type'] ?? '' }, body }).formData();
+  return new Request('http://peer.local/', {
+    method: 'POST',
+    headers: { 'content-type': request.headers['content-type'] ?? '' },
+    body,
+  }).formData();
 }
 
 function errorBody(protocol: SpeechRequest['protocol'], status: number, message: string): string {
@@ -66,7 +70,12 @@ export async function startFakeSpeech(apiKey = 'xi-test-key-0123456789'): Promis
     close: async () => undefined,
   };
   const server: Server = createServer(async (request, response) => {
-    const protocol = request.url === '/v1/speech-to-text' ? 'elevenlabs' : request.url === '/v1/audio/transcriptions' ? 'openai' : null;
+    const protocol =
+      request.url === '/v1/speech-to-text'
+        ? 'elevenlabs'
+        : request.url === '/v1/audio/transcriptions'
+          ? 'openai'
+          : null;
     const send = (status: number, body: string) => {
       if (response.destroyed) return;
       response.writeHead(status, { 'content-type': 'application/json' }).end(body);
@@ -79,9 +88,10 @@ export async function startFakeSpeech(apiKey = 'xi-test-key-0123456789'): Promis
         fake.aborted++;
       }
     });
-    const credential = protocol === 'elevenlabs'
-      ? ((request.headers['xi-api-key'] as string | undefined) ?? null)
-      : (request.headers.authorization?.replace(/^Bearer /, '') ?? null);
+    const credential =
+      protocol === 'elevenlabs'
+        ? ((request.headers['xi-api-key'] as string | undefined) ?? null)
+        : (request.headers.authorization?.replace(/^Bearer /, '') ?? null);
     let form: FormData;
     try {
       form = await readForm(request);
@@ -94,23 +104,39 @@ export async function startFakeSpeech(apiKey = 'xi-test-key-0123456789'): Promis
       if (typeof value === 'string') fields[name] = value;
       else if (name === 'file') file = value;
     }
-    const recorded: SpeechRequest = { protocol, credential, fields, file: file ? { name: file.name, type: file.type, size: file.size } : null };
+    const recorded: SpeechRequest = {
+      protocol,
+      credential,
+      fields,
+      file: file ? { name: file.name, type: file.type, size: file.size } : null,
+    };
     fake.requests.push(recorded);
     const script = fake.script(recorded);
     if (script.delayMs) await new Promise((resolve) => setTimeout(resolve, script.delayMs));
     if (gone) return;
     if (credential !== apiKey) {
-      return send(401, errorBody(protocol, 401, protocol === 'elevenlabs' ? 'Invalid API key' : 'Incorrect API key provided'));
+      return send(
+        401,
+        errorBody(protocol, 401, protocol === 'elevenlabs' ? 'Invalid API key' : 'Incorrect API key provided'),
+      );
     }
     const model = protocol === 'elevenlabs' ? fields.model_id : fields.model;
-    if (!model) return send(422, errorBody(protocol, 422, `${protocol === 'elevenlabs' ? 'model_id' : 'model'}: Field required`));
+    if (!model)
+      return send(422, errorBody(protocol, 422, `${protocol === 'elevenlabs' ? 'model_id' : 'model'}: Field required`));
     if (!file) return send(422, errorBody(protocol, 422, 'file: Field required'));
-    if (script.status) return send(script.status, errorBody(protocol, script.status, script.message ?? 'scripted failure'));
+    if (script.status)
+      return send(script.status, errorBody(protocol, script.status, script.message ?? 'scripted failure'));
     const bytes = new Uint8Array(await file.arrayBuffer());
     const transcript = heard.get(digest(bytes)) ?? { text: '', language: 'eng' };
     if (protocol === 'openai') return send(200, JSON.stringify({ text: transcript.text }));
-    const words = transcript.text.split(/\s+/).filter(Boolean).map((text, i) => ({ text, start: i * 0.4, end: i * 0.4 + 0.3, type: 'word', speaker_id: 'speaker_0' }));
-    return send(200, JSON.stringify({ language_code: transcript.language, language_probability: 0.98, text: transcript.text, words }));
+    const words = transcript.text
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((text, i) => ({ text, start: i * 0.4, end: i * 0.4 + 0.3, type: 'word', speaker_id: 'speaker_0' }));
+    return send(
+      200,
+      JSON.stringify({ language_code: transcript.language, language_probability: 0.98, text: transcript.text, words }),
+    );
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -138,6 +164,7 @@ export function toneWav(seed: number, milliseconds = 200, sampleRate = 16_000): 
   buffer.writeUInt16LE(16, 34);
   buffer.write('data', 36, 'latin1');
   buffer.writeUInt32LE(frames * 2, 40);
-  for (let i = 0; i < frames; i++) buffer.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * (220 + seed * 20) * i) / sampleRate)), 44 + i * 2);
+  for (let i = 0; i < frames; i++)
+    buffer.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * (220 + seed * 20) * i) / sampleRate)), 44 + i * 2);
   return new Uint8Array(buffer);
 }

@@ -13,7 +13,12 @@ export interface ReceivedEvent {
 
 const TYPES = ['start', 'transcribed_text', 'agent_text_chunk', 'chunk', 'end', 'error'];
 
-export function readChatStream(url: string, headers: Record<string, string>, form: Record<string, string | Blob>, onEvent?: (event: ReceivedEvent, source: EventSource) => void): Promise<ReceivedEvent[]> {
+export function readChatStream(
+  url: string,
+  headers: Record<string, string>,
+  form: Record<string, string | Blob>,
+  onEvent?: (event: ReceivedEvent, source: EventSource) => void,
+): Promise<ReceivedEvent[]> {
   return new Promise((resolve, reject) => {
     const events: ReceivedEvent[] = [];
     const source = new EventSource(url, {
@@ -23,7 +28,12 @@ export function readChatStream(url: string, headers: Record<string, string>, for
           if (typeof value === 'string') body.set(name, value);
           else body.set(name, value);
         }
-        return fetch(input, { ...init, method: 'POST', body, headers: { ...(init?.headers as Record<string, string>), ...headers } });
+        return fetch(input, {
+          ...init,
+          method: 'POST',
+          body,
+          headers: { ...(init?.headers as Record<string, string>), ...headers },
+        });
       },
     });
     for (const type of TYPES) {
@@ -39,7 +49,11 @@ export function readChatStream(url: string, headers: Record<string, string>, for
     }
     source.onerror = (error) => {
       source.close();
-      reject(new Error(`event stream failed: ${error.message ?? 'unknown'} (${error.code ?? 'no status'}) after ${events.map((e) => e.type).join(',')}`));
+      reject(
+        new Error(
+          `event stream failed: ${error.message ?? 'unknown'} (${error.code ?? 'no status'}) after ${events.map((e) => e.type).join(',')}`,
+        ),
+      );
     };
   });
 }

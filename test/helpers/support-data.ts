@@ -20,7 +20,11 @@ export interface SeededQuery {
   satisfaction: number | null;
 }
 
-export async function createAgent(container: Container, companyId: string, title = `Agent ${randomUUID().slice(0, 6)}`): Promise<string> {
+export async function createAgent(
+  container: Container,
+  companyId: string,
+  title = `Agent ${randomUUID().slice(0, 6)}`,
+): Promise<string> {
   const row = await container.db
     .insertInto('agents')
     .values({ company_id: companyId, title, task_description: `${title} answers customers` })
@@ -29,8 +33,17 @@ export async function createAgent(container: Container, companyId: string, title
   return row.id;
 }
 
-export async function createEndUser(container: Container, companyId: string, externalId = `ext-${randomUUID().slice(0, 8)}`) {
-  return (await upsertEndUser(container.db, companyId, externalId, { email: `${externalId}@customers.test`, name: `Customer ${externalId}` })).id;
+export async function createEndUser(
+  container: Container,
+  companyId: string,
+  externalId = `ext-${randomUUID().slice(0, 8)}`,
+) {
+  return (
+    await upsertEndUser(container.db, companyId, externalId, {
+      email: `${externalId}@customers.test`,
+      name: `Customer ${externalId}`,
+    })
+  ).id;
 }
 
 export interface QuerySpec {
@@ -48,7 +61,8 @@ export interface QuerySpec {
 }
 
 export async function insertQuery(container: Container, companyId: string, spec: QuerySpec): Promise<SeededQuery> {
-  const resolvedAt = spec.resolvedAfter != null ? new Date(spec.createdAt.getTime() + spec.resolvedAfter * 60_000) : null;
+  const resolvedAt =
+    spec.resolvedAfter != null ? new Date(spec.createdAt.getTime() + spec.resolvedAfter * 60_000) : null;
   const escalated = spec.escalated ?? false;
   const status = spec.status ?? (resolvedAt ? 'resolved' : 'in_progress');
   const queryType = spec.queryType ?? 'general_inquiry';
@@ -71,5 +85,16 @@ export async function insertQuery(container: Container, companyId: string, spec:
     escalated_to_human: escalated,
     customer_satisfaction: spec.satisfaction ?? null,
   });
-  return { id, agentId: spec.agentId, userId: spec.userId, queryType, status, priority, createdAt: spec.createdAt, resolvedAt, escalated, satisfaction: spec.satisfaction ?? null };
+  return {
+    id,
+    agentId: spec.agentId,
+    userId: spec.userId,
+    queryType,
+    status,
+    priority,
+    createdAt: spec.createdAt,
+    resolvedAt,
+    escalated,
+    satisfaction: spec.satisfaction ?? null,
+  };
 }

@@ -11,16 +11,32 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 async function createCollection(tenant: TestTenant, body: Record<string, unknown> = {}) {
-  return t.app.inject({ method: 'POST', url: '/api/public/collections', headers: tenant.headers, payload: { name: `FAQ ${randomUUID().slice(0, 6)}`, company_id: tenant.companyId, ...body } });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/public/collections',
+    headers: tenant.headers,
+    payload: { name: `FAQ ${randomUUID().slice(0, 6)}`, company_id: tenant.companyId, ...body },
+  });
 }
 
 describe('collections', () => {
   it('creates a collection (201) with the record of the interface', async () => {
     const tenant = await createTenant(t.container, 'developer');
-    const response = await createCollection(tenant, { name: 'Billing', description: 'Invoices and refunds', is_private: true });
+    const response = await createCollection(tenant, {
+      name: 'Billing',
+      description: 'Invoices and refunds',
+      is_private: true,
+    });
     expect(response.statusCode).toBe(201);
     const body = response.json();
-    expect(body).toMatchObject({ name: 'Billing', description: 'Invoices and refunds', is_private: true, company_id: tenant.companyId, created_by_id: tenant.userId, document_count: 0 });
+    expect(body).toMatchObject({
+      name: 'Billing',
+      description: 'Invoices and refunds',
+      is_private: true,
+      company_id: tenant.companyId,
+      created_by_id: tenant.userId,
+      document_count: 0,
+    });
     expect(body.vector_namespace).toBe(`kb:${tenant.companyId}:${body.id}`);
     expect(new Date(body.created_at).toISOString()).toBe(body.created_at);
   });
@@ -38,12 +54,17 @@ describe('collections', () => {
     expect(response.json().detail).toMatch(detail);
   });
 
-  it('refuses a company_id other than the caller\'s (403), a member (403) and no key (401)', async () => {
+  it("refuses a company_id other than the caller's (403), a member (403) and no key (401)", async () => {
     const tenant = await createTenant(t.container, 'developer');
     const other = await createTenant(t.container);
     expect((await createCollection(tenant, { company_id: other.companyId })).statusCode).toBe(403);
     const member = await tenant.member('member');
-    const response = await t.app.inject({ method: 'POST', url: '/api/public/collections', headers: member.headers, payload: { name: 'x', company_id: tenant.companyId } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/collections',
+      headers: member.headers,
+      payload: { name: 'x', company_id: tenant.companyId },
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json().detail).toMatch(/developer/);
     expect((await t.app.inject({ method: 'GET', url: '/api/public/collections' })).statusCode).toBe(401);
@@ -57,75 +78,161 @@ describe('collections', () => {
     expect(again.json().detail).toMatch(/already exists/);
   });
 
-  it('lists only the company\'s collections with skip/limit, limit above 1000 → 400', async () => {
+  it("lists only the company's collections with skip/limit, limit above 1000 → 400", async () => {
     const tenant = await createTenant(t.container, 'developer');
     const other = await createTenant(t.container, 'developer');
     for (let i = 0; i < 3; i++) await createCollection(tenant);
     await createCollection(other);
-    const list = await t.app.inject({ method: 'GET', url: '/api/public/collections?skip=1&limit=5', headers: tenant.headers });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/public/collections?skip=1&limit=5',
+      headers: tenant.headers,
+    });
     expect(list.statusCode).toBe(200);
     expect(list.json()).toHaveLength(2);
     expect(list.json().every((c: { company_id: string }) => c.company_id === tenant.companyId)).toBe(true);
     const member = await tenant.member('member');
-    expect((await t.app.inject({ method: 'GET', url: '/api/public/collections', headers: member.headers })).json()).toHaveLength(3);
-    const tooMany = await t.app.inject({ method: 'GET', url: '/api/public/collections?limit=1001', headers: tenant.headers });
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/public/collections', headers: member.headers })).json(),
+    ).toHaveLength(3);
+    const tooMany = await t.app.inject({
+      method: 'GET',
+      url: '/api/public/collections?limit=1001',
+      headers: tenant.headers,
+    });
     expect(tooMany.statusCode).toBe(400);
     expect(tooMany.json().detail).toMatch(/limit/);
   });
 
-  it('gets and updates a collection; another company\'s id is 404, a malformed one 400', async () => {
+  it("gets and updates a collection; another company's id is 404, a malformed one 400", async () => {
     const tenant = await createTenant(t.container, 'developer');
     const other = await createTenant(t.container, 'developer');
     const id = (await createCollection(tenant)).json().id;
-    const updated = await t.app.inject({ method: 'PUT', url: `/api/public/collections/${id}`, headers: tenant.headers, payload: { name: 'Renamed', is_private: true } });
+    const updated = await t.app.inject({
+      method: 'PUT',
+      url: `/api/public/collections/${id}`,
+      headers: tenant.headers,
+      payload: { name: 'Renamed', is_private: true },
+    });
     expect(updated.statusCode).toBe(200);
     expect(updated.json()).toMatchObject({ id, name: 'Renamed', is_private: true });
-    expect((await t.app.inject({ method: 'GET', url: `/api/public/collections/${id}`, headers: tenant.headers })).json().name).toBe('Renamed');
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/public/collections/${id}`, headers: tenant.headers })).json()
+        .name,
+    ).toBe('Renamed');
     const foreign = await t.app.inject({ method: 'GET', url: `/api/public/collections/${id}`, headers: other.headers });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toEqual({ detail: `Collection not found: ${id}` });
-    expect((await t.app.inject({ method: 'PUT', url: `/api/public/collections/${id}`, headers: other.headers, payload: { name: 'x' } })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'GET', url: '/api/public/collections/123', headers: tenant.headers })).statusCode).toBe(400);
+    expect(
+      (
+        await t.app.inject({
+          method: 'PUT',
+          url: `/api/public/collections/${id}`,
+          headers: other.headers,
+          payload: { name: 'x' },
+        })
+      ).statusCode,
+    ).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/public/collections/123', headers: tenant.headers })).statusCode,
+    ).toBe(400);
   });
 
   it('detaches documents on delete, and deletes them with ?cascade=true', async () => {
     const tenant = await createTenant(t.container, 'developer');
     const keep = (await createCollection(tenant)).json().id;
     const drop = (await createCollection(tenant)).json().id;
-    const a = await uploadArticle(t.app, tenant.headers, { document_title: 'Kept', content: 'Detached documents stay searchable after their collection goes.', collection_id: keep });
-    const b = await uploadArticle(t.app, tenant.headers, { document_title: 'Dropped', content: 'Cascaded documents disappear with their collection.', collection_id: drop });
+    const a = await uploadArticle(t.app, tenant.headers, {
+      document_title: 'Kept',
+      content: 'Detached documents stay searchable after their collection goes.',
+      collection_id: keep,
+    });
+    const b = await uploadArticle(t.app, tenant.headers, {
+      document_title: 'Dropped',
+      content: 'Cascaded documents disappear with their collection.',
+      collection_id: drop,
+    });
     await waitForTask(t, tenant.headers, a.task_id);
     await waitForTask(t, tenant.headers, b.task_id);
-    expect((await t.app.inject({ method: 'GET', url: `/api/public/collections/${keep}`, headers: tenant.headers })).json().document_count).toBe(1);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/public/collections/${keep}`, headers: tenant.headers })).json()
+        .document_count,
+    ).toBe(1);
 
-    const detached = await t.app.inject({ method: 'DELETE', url: `/api/public/collections/${keep}`, headers: tenant.headers });
+    const detached = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/public/collections/${keep}`,
+      headers: tenant.headers,
+    });
     expect(detached.statusCode).toBe(200);
     expect(detached.json()).toEqual({ status: 'deleted' });
-    const doc = await t.app.inject({ method: 'GET', url: `/api/public/documents/${a.document_id}`, headers: tenant.headers });
+    const doc = await t.app.inject({
+      method: 'GET',
+      url: `/api/public/documents/${a.document_id}`,
+      headers: tenant.headers,
+    });
     expect(doc.json().collection_id).toBeNull();
 
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/public/collections/${drop}?cascade=true`, headers: tenant.headers })).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'GET', url: `/api/public/documents/${b.document_id}`, headers: tenant.headers })).statusCode).toBe(404);
-    const search = await t.app.inject({ method: 'POST', url: '/api/public/documents/search', headers: tenant.headers, payload: { query: 'documents collection', search_method: {}, categories: [], top_k: 10 } });
+    expect(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: `/api/public/collections/${drop}?cascade=true`,
+          headers: tenant.headers,
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/public/documents/${b.document_id}`, headers: tenant.headers }))
+        .statusCode,
+    ).toBe(404);
+    const search = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/documents/search',
+      headers: tenant.headers,
+      payload: { query: 'documents collection', search_method: {}, categories: [], top_k: 10 },
+    });
     expect(search.json().results.map((r: { document_id: string }) => r.document_id)).toEqual([a.document_id]);
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/public/collections/${drop}`, headers: tenant.headers })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/public/collections/${drop}`, headers: tenant.headers }))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('reports readiness of collections for a roll-out', async () => {
     const tenant = await createTenant(t.container, 'developer');
     const ready = (await createCollection(tenant)).json().id;
     const broken = (await createCollection(tenant)).json().id;
-    const ok = await uploadArticle(t.app, tenant.headers, { document_title: 'Fine', content: 'This one indexes well.', collection_id: ready });
-    const bad = await uploadArticle(t.app, tenant.headers, { document_title: 'Blank', content: ' \n\t ', collection_id: broken }).catch(() => null);
+    const ok = await uploadArticle(t.app, tenant.headers, {
+      document_title: 'Fine',
+      content: 'This one indexes well.',
+      collection_id: ready,
+    });
+    const bad = await uploadArticle(t.app, tenant.headers, {
+      document_title: 'Blank',
+      content: ' \n\t ',
+      collection_id: broken,
+    }).catch(() => null);
     await waitForTask(t, tenant.headers, ok.task_id);
     expect(bad).toBeNull();
     // A failed document: a website that cannot be fetched.
-    const failing = await t.app.inject({ method: 'POST', url: '/api/public/documents/upload/website', headers: tenant.headers, payload: { url: 'http://127.0.0.1:1/nothing', document_title: 'Down', collection_id: broken } });
+    const failing = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/documents/upload/website',
+      headers: tenant.headers,
+      payload: { url: 'http://127.0.0.1:1/nothing', document_title: 'Down', collection_id: broken },
+    });
     await waitForTask(t, tenant.headers, failing.json().task_id);
     const missing = randomUUID();
     const other = await createTenant(t.container, 'developer');
     const foreign = (await createCollection(other)).json().id;
-    const readiness = await t.container.knowledge.collectionsReadiness(tenant.companyId, [ready, broken, missing, foreign, 'junk']);
+    const readiness = await t.container.knowledge.collectionsReadiness(tenant.companyId, [
+      ready,
+      broken,
+      missing,
+      foreign,
+      'junk',
+    ]);
     expect(readiness).toEqual({ missing: [missing, foreign, 'junk'], processing: [], failed: [broken] });
   });
 });

@@ -8,9 +8,22 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const CONCEPTS: Record<string, string> = {
-  car: 'vehicle', cars: 'vehicle', automobile: 'vehicle', automobiles: 'vehicle', vehicle: 'vehicle',
-  repair: 'fix', repairs: 'fix', service: 'fix', servicing: 'fix', maintenance: 'fix', fix: 'fix',
-  cost: 'price', price: 'price', fee: 'price', fees: 'price', charge: 'price',
+  car: 'vehicle',
+  cars: 'vehicle',
+  automobile: 'vehicle',
+  automobiles: 'vehicle',
+  vehicle: 'vehicle',
+  repair: 'fix',
+  repairs: 'fix',
+  service: 'fix',
+  servicing: 'fix',
+  maintenance: 'fix',
+  fix: 'fix',
+  cost: 'price',
+  price: 'price',
+  fee: 'price',
+  fees: 'price',
+  charge: 'price',
 };
 
 export function conceptVector(text: string, dims = 64): number[] {
@@ -45,27 +58,34 @@ export async function startEmbeddingsPeer(): Promise<EmbeddingsPeer> {
     const inputs = Array.isArray(payload.input) ? payload.input : [payload.input];
     peer.requests.push({ model: payload.model, inputs: inputs.length, authorization: request.headers.authorization });
     if (request.url !== '/v1/embeddings') {
-      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Not found' } }));
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'Not found' } }));
       return;
     }
     if (peer.failWith) {
-      response.writeHead(peer.failWith, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'The server is overloaded', type: 'server_error' } }));
+      response
+        .writeHead(peer.failWith, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'The server is overloaded', type: 'server_error' } }));
       return;
     }
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      object: 'list',
-      model: payload.model,
-      data: inputs.map((input, index) => ({ object: 'embedding', index, embedding: conceptVector(input) })),
-      usage: { prompt_tokens: 0, total_tokens: 0 },
-    }));
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        object: 'list',
+        model: payload.model,
+        data: inputs.map((input, index) => ({ object: 'embedding', index, embedding: conceptVector(input) })),
+        usage: { prompt_tokens: 0, total_tokens: 0 },
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return Object.assign(peer, {
     url,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   }) as EmbeddingsPeer;
 }

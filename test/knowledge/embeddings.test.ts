@@ -15,7 +15,11 @@ let peer: EmbeddingsPeer;
 let t: TestApp;
 beforeAll(async () => {
   peer = await startEmbeddingsPeer();
-  t = await createTestApp({ EMBEDDINGS_URL: peer.url, EMBEDDINGS_API_KEY: 'sk-test-embeddings', EMBEDDINGS_MODEL: 'concepts-64' });
+  t = await createTestApp({
+    EMBEDDINGS_URL: peer.url,
+    EMBEDDINGS_API_KEY: 'sk-test-embeddings',
+    EMBEDDINGS_MODEL: 'concepts-64',
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -23,14 +27,27 @@ afterAll(async () => {
 });
 
 const search = (app: TestApp, headers: Record<string, string>, payload: Record<string, unknown>) =>
-  app.app.inject({ method: 'POST', url: '/api/public/documents/search', headers, payload: { search_method: {}, categories: [], ...payload } }).then((r) => r.json());
+  app.app
+    .inject({
+      method: 'POST',
+      url: '/api/public/documents/search',
+      headers,
+      payload: { search_method: {}, categories: [], ...payload },
+    })
+    .then((r) => r.json());
 
 describe('vector lane over an OpenAI-compatible embeddings API', () => {
   it('embeds chunks at ingestion and finds by meaning what full text cannot', async () => {
     peer.failWith = 0;
     const tenant = await createTenant(t.container, 'developer');
-    const auto = await uploadArticle(t.app, tenant.headers, { document_title: 'Garage', content: 'Automobile maintenance is booked online. Our mechanics handle every vehicle brand.' });
-    const food = await uploadArticle(t.app, tenant.headers, { document_title: 'Kitchen', content: 'The bakery sells bread and pastries every morning.' });
+    const auto = await uploadArticle(t.app, tenant.headers, {
+      document_title: 'Garage',
+      content: 'Automobile maintenance is booked online. Our mechanics handle every vehicle brand.',
+    });
+    const food = await uploadArticle(t.app, tenant.headers, {
+      document_title: 'Kitchen',
+      content: 'The bakery sells bread and pastries every morning.',
+    });
     expect((await waitForTask(t, tenant.headers, auto.task_id)).embedding_status).toBe('completed');
     await waitForTask(t, tenant.headers, food.task_id);
     expect(peer.requests.at(-1)).toMatchObject({ model: 'concepts-64', authorization: 'Bearer sk-test-embeddings' });
@@ -41,11 +58,22 @@ describe('vector lane over an OpenAI-compatible embeddings API', () => {
     expect(body.results[0].document_id).toBe(auto.document_id);
     expect(body.results[0].scores.vector).toBeGreaterThan(0.3);
     expect(body.results[0].scores.fulltext).toBeUndefined();
-    const fulltextOnly = await search(t, tenant.headers, { query: 'car repair', search_method: { enable_vectorsearch: false } });
+    const fulltextOnly = await search(t, tenant.headers, {
+      query: 'car repair',
+      search_method: { enable_vectorsearch: false },
+    });
     expect(fulltextOnly.results).toHaveLength(0);
 
-    const stats = (await t.app.inject({ method: 'GET', url: '/api/public/documents/stats', headers: tenant.headers })).json();
-    expect(stats.embeddings).toMatchObject({ available: true, provider: 'openai:concepts-64', embedded_chunks: 2, documents_without_embeddings: 0, reason: null });
+    const stats = (
+      await t.app.inject({ method: 'GET', url: '/api/public/documents/stats', headers: tenant.headers })
+    ).json();
+    expect(stats.embeddings).toMatchObject({
+      available: true,
+      provider: 'openai:concepts-64',
+      embedded_chunks: 2,
+      documents_without_embeddings: 0,
+      reason: null,
+    });
   });
 
   it('keeps in-process indexes of two instances coherent through the corpus version', async () => {
@@ -53,15 +81,42 @@ describe('vector lane over an OpenAI-compatible embeddings API', () => {
     const other = await createTestApp({ EMBEDDINGS_URL: peer.url, EMBEDDINGS_MODEL: 'concepts-64' });
     try {
       const tenant = await createTenant(t.container, 'developer');
-      const first = await uploadArticle(t.app, tenant.headers, { document_title: 'One', content: 'Automobile fees are listed on the counter.' });
+      const first = await uploadArticle(t.app, tenant.headers, {
+        document_title: 'One',
+        content: 'Automobile fees are listed on the counter.',
+      });
       await waitForTask(t, tenant.headers, first.task_id);
-      expect((await search(other, tenant.headers, { query: 'car price', search_method: { enable_fulltextsearch: false, enable_docstoresearch: false } })).results).toHaveLength(1);
-      const second = await uploadArticle(t.app, tenant.headers, { document_title: 'Two', content: 'Vehicle charge depends on the size.' });
+      expect(
+        (
+          await search(other, tenant.headers, {
+            query: 'car price',
+            search_method: { enable_fulltextsearch: false, enable_docstoresearch: false },
+          })
+        ).results,
+      ).toHaveLength(1);
+      const second = await uploadArticle(t.app, tenant.headers, {
+        document_title: 'Two',
+        content: 'Vehicle charge depends on the size.',
+      });
       await waitForTask(t, tenant.headers, second.task_id);
-      const after = await search(other, tenant.headers, { query: 'car price', top_k: 5, search_method: { enable_fulltextsearch: false, enable_docstoresearch: false } });
-      expect(after.results.map((r: { document_id: string }) => r.document_id).sort()).toEqual([first.document_id, second.document_id].sort());
-      await t.app.inject({ method: 'DELETE', url: `/api/public/documents/${first.document_id}`, headers: tenant.headers });
-      const deleted = await search(other, tenant.headers, { query: 'car price', top_k: 5, search_method: { enable_fulltextsearch: false, enable_docstoresearch: false } });
+      const after = await search(other, tenant.headers, {
+        query: 'car price',
+        top_k: 5,
+        search_method: { enable_fulltextsearch: false, enable_docstoresearch: false },
+      });
+      expect(after.results.map((r: { document_id: string }) => r.document_id).sort()).toEqual(
+        [first.document_id, second.document_id].sort(),
+      );
+      await t.app.inject({
+        method: 'DELETE',
+        url: `/api/public/documents/${first.document_id}`,
+        headers: tenant.headers,
+      });
+      const deleted = await search(other, tenant.headers, {
+        query: 'car price',
+        top_k: 5,
+        search_method: { enable_fulltextsearch: false, enable_docstoresearch: false },
+      });
       expect(deleted.results.map((r: { document_id: string }) => r.document_id)).toEqual([second.document_id]);
     } finally {
       await other.close();
@@ -71,9 +126,20 @@ describe('vector lane over an OpenAI-compatible embeddings API', () => {
   it('checks similarity by embeddings when the embedder works', async () => {
     peer.failWith = 0;
     const tenant = await createTenant(t.container, 'developer');
-    const upload = await uploadArticle(t.app, tenant.headers, { document_title: 'Garage fees', content: 'Automobile repair fee list for every vehicle.' });
+    const upload = await uploadArticle(t.app, tenant.headers, {
+      document_title: 'Garage fees',
+      content: 'Automobile repair fee list for every vehicle.',
+    });
     await waitForTask(t, tenant.headers, upload.task_id);
-    const check = (document: string) => t.app.inject({ method: 'POST', url: '/api/public/documents/check-similarity', headers: tenant.headers, payload: { document, customer_id: tenant.companyId, similarity: 0.8 } }).then((r) => r.json());
+    const check = (document: string) =>
+      t.app
+        .inject({
+          method: 'POST',
+          url: '/api/public/documents/check-similarity',
+          headers: tenant.headers,
+          payload: { document, customer_id: tenant.companyId, similarity: 0.8 },
+        })
+        .then((r) => r.json());
     const same = await check('Garage fees\nAutomobile repair fee list for every vehicle.');
     expect(same).toMatchObject({ method: 'embeddings', is_duplicate: true });
     expect(same.matches[0].document_id).toBe(upload.document_id);
@@ -87,7 +153,10 @@ describe('vector lane over an OpenAI-compatible embeddings API', () => {
     const tenant = await createTenant(t.container, 'developer');
     peer.failWith = 503;
     try {
-      const upload = await uploadArticle(t.app, tenant.headers, { document_title: 'Outage', content: 'Automobile servicing takes two hours.' });
+      const upload = await uploadArticle(t.app, tenant.headers, {
+        document_title: 'Outage',
+        content: 'Automobile servicing takes two hours.',
+      });
       const task = await waitForTask(t, tenant.headers, upload.task_id);
       expect(task).toMatchObject({ status: 'completed', embedding_status: 'unavailable' });
       expect(task.embedding_error).toMatch(/answered 503: The server is overloaded/);
@@ -95,7 +164,9 @@ describe('vector lane over an OpenAI-compatible embeddings API', () => {
       expect(body.vector_lane).toBe('unavailable');
       expect(body.vector_lane_reason).toMatch(/503/);
       expect(body.results[0].document_id).toBe(upload.document_id);
-      const stats = (await t.app.inject({ method: 'GET', url: '/api/public/documents/stats', headers: tenant.headers })).json();
+      const stats = (
+        await t.app.inject({ method: 'GET', url: '/api/public/documents/stats', headers: tenant.headers })
+      ).json();
       expect(stats.embeddings).toMatchObject({ available: false, documents_without_embeddings: 1 });
     } finally {
       peer.failWith = 0;
@@ -106,9 +177,19 @@ describe('vector lane over an OpenAI-compatible embeddings API', () => {
 describe('OpenAI-compatible embedder adapter', () => {
   it('marks 429 and 5xx retryable, 4xx not, and names the status and message', async () => {
     const embedder = createOpenAiEmbedder({ baseUrl: peer.url, model: 'm' });
-    for (const [status, retryable] of [[429, true], [500, true], [400, false], [401, false]] as const) {
+    for (const [status, retryable] of [
+      [429, true],
+      [500, true],
+      [400, false],
+      [401, false],
+    ] as const) {
       peer.failWith = status;
-      await expect(embedder.embed(['x'])).rejects.toMatchObject({ name: 'EmbeddingError', retryable, status, message: expect.stringContaining(`answered ${status}`) });
+      await expect(embedder.embed(['x'])).rejects.toMatchObject({
+        name: 'EmbeddingError',
+        retryable,
+        status,
+        message: expect.stringContaining(`answered ${status}`),
+      });
     }
     peer.failWith = 0;
     const [vector] = await embedder.embed(['unit length please']);
@@ -117,7 +198,10 @@ describe('OpenAI-compatible embedder adapter', () => {
 
   it('reports an unreachable provider as retryable', async () => {
     const embedder = createOpenAiEmbedder({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm', timeoutMs: 2000 });
-    await expect(embedder.embed(['x'])).rejects.toMatchObject({ retryable: true, message: expect.stringContaining('unreachable') });
+    await expect(embedder.embed(['x'])).rejects.toMatchObject({
+      retryable: true,
+      message: expect.stringContaining('unreachable'),
+    });
   });
 
   it('sends batches of batchSize and keeps the order', async () => {
@@ -133,13 +217,23 @@ describe('OpenAI-compatible embedder adapter', () => {
 
 describe.skipIf(hasWeights)('local transformers.js embedder without weights', () => {
   it('fails clearly; ingestion and search fall back to the lanes without vectors', async () => {
-    const local = await createTestApp({ EMBEDDINGS_PROVIDER: 'local', MODELS_DIR, EMBEDDINGS_MODEL: 'Xenova/all-MiniLM-L6-v2', EMBEDDINGS_ALLOW_DOWNLOAD: 'false' });
+    const local = await createTestApp({
+      EMBEDDINGS_PROVIDER: 'local',
+      MODELS_DIR,
+      EMBEDDINGS_MODEL: 'Xenova/all-MiniLM-L6-v2',
+      EMBEDDINGS_ALLOW_DOWNLOAD: 'false',
+    });
     try {
       const tenant = await createTenant(local.container, 'developer');
-      const upload = await uploadArticle(local.app, tenant.headers, { document_title: 'Offline', content: 'Offline mode still indexes text for full-text search.' });
+      const upload = await uploadArticle(local.app, tenant.headers, {
+        document_title: 'Offline',
+        content: 'Offline mode still indexes text for full-text search.',
+      });
       const task = await waitForTask(local, tenant.headers, upload.task_id);
       expect(task).toMatchObject({ status: 'completed', embedding_status: 'unavailable' });
-      expect(task.embedding_error).toContain(`Local embedding model Xenova/all-MiniLM-L6-v2 could not be loaded from ${MODELS_DIR}`);
+      expect(task.embedding_error).toContain(
+        `Local embedding model Xenova/all-MiniLM-L6-v2 could not be loaded from ${MODELS_DIR}`,
+      );
       // It names the missing file: the weights when the tokenizer is there (shared/models), else the tokenizer.
       expect(task.embedding_error).toContain(`${MODELS_DIR}/Xenova/all-MiniLM-L6-v2/`);
       const body = await search(local, tenant.headers, { query: 'offline full-text' });

@@ -16,7 +16,17 @@ async function makePdf(lines: string[], options: { encrypted?: boolean } = {}): 
   if (options.encrypted) {
     // A standard security handler whose user password is not empty: readers must ask for it.
     const context = doc.context;
-    context.trailerInfo.Encrypt = context.register(context.obj({ Filter: 'Standard', V: 1, R: 2, Length: 40, P: -4, O: PDFHexString.of('ab'.repeat(32)), U: PDFHexString.of('cd'.repeat(32)) }));
+    context.trailerInfo.Encrypt = context.register(
+      context.obj({
+        Filter: 'Standard',
+        V: 1,
+        R: 2,
+        Length: 40,
+        P: -4,
+        O: PDFHexString.of('ab'.repeat(32)),
+        U: PDFHexString.of('cd'.repeat(32)),
+      }),
+    );
     context.trailerInfo.ID = context.obj([PDFHexString.of('01'.repeat(16)), PDFHexString.of('01'.repeat(16))]);
   }
   return doc.save({ useObjectStreams: false });
@@ -35,40 +45,78 @@ afterAll(async () => t?.close());
 
 function upload(tenant: TestTenant, fields: Record<string, string>, file?: Parameters<typeof multipart>[1]) {
   const form = multipart(fields, file);
-  return t.app.inject({ method: 'POST', url: '/api/public/documents/upload/file', headers: { ...tenant.headers, ...form.headers }, payload: form.payload });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/public/documents/upload/file',
+    headers: { ...tenant.headers, ...form.headers },
+    payload: form.payload,
+  });
 }
 
 describe('file uploads', () => {
   it('extracts a PDF made with pdf-lib and makes it searchable', async () => {
     const tenant = await createTenant(t.container, 'developer');
-    const bytes = await makePdf(['Warranty terms for the X200 vacuum cleaner.', 'The motor is covered for five years.', 'Batteries are covered for one year.']);
-    const response = await upload(tenant, { document_title: 'Warranty', categories: '["warranty"]' }, { name: 'warranty.pdf', type: PDF, bytes });
+    const bytes = await makePdf([
+      'Warranty terms for the X200 vacuum cleaner.',
+      'The motor is covered for five years.',
+      'Batteries are covered for one year.',
+    ]);
+    const response = await upload(
+      tenant,
+      { document_title: 'Warranty', categories: '["warranty"]' },
+      { name: 'warranty.pdf', type: PDF, bytes },
+    );
     expect(response.statusCode).toBe(202);
     expect(response.json().status).toBe('pending');
     const task = await waitForTask(t, tenant.headers, response.json().task_id);
     expect(task).toMatchObject({ status: 'completed', error: null });
-    const doc = (await t.app.inject({ method: 'GET', url: `/api/public/documents/${task.document_id}`, headers: tenant.headers })).json();
-    expect(doc).toMatchObject({ source_type: 'file', file_name: 'warranty.pdf', mime_type: PDF, categories: ['warranty'], size_bytes: bytes.length, language: 'en' });
+    const doc = (
+      await t.app.inject({ method: 'GET', url: `/api/public/documents/${task.document_id}`, headers: tenant.headers })
+    ).json();
+    expect(doc).toMatchObject({
+      source_type: 'file',
+      file_name: 'warranty.pdf',
+      mime_type: PDF,
+      categories: ['warranty'],
+      size_bytes: bytes.length,
+      language: 'en',
+    });
     expect(doc.content).toContain('motor is covered for five years');
-    const search = (await t.app.inject({ method: 'POST', url: '/api/public/documents/search', headers: tenant.headers, payload: { query: 'how long is the motor warranty', search_method: {}, categories: ['warranty'] } })).json();
+    const search = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/public/documents/search',
+        headers: tenant.headers,
+        payload: { query: 'how long is the motor warranty', search_method: {}, categories: ['warranty'] },
+      })
+    ).json();
     expect(search.results[0].document_id).toBe(task.document_id);
   });
 
   it('extracts a DOCX made with docx, Arabic included', async () => {
     const tenant = await createTenant(t.container, 'developer');
-    const bytes = await makeDocx(['دليل المستخدم للمكنسة الكهربائية.', 'يغطي الضمان المحرك لمدة خمس سنوات، والبطارية لمدة سنة واحدة.']);
+    const bytes = await makeDocx([
+      'دليل المستخدم للمكنسة الكهربائية.',
+      'يغطي الضمان المحرك لمدة خمس سنوات، والبطارية لمدة سنة واحدة.',
+    ]);
     const response = await upload(tenant, { document_title: 'دليل' }, { name: 'guide.docx', type: DOCX, bytes });
     expect(response.statusCode).toBe(202);
     const task = await waitForTask(t, tenant.headers, response.json().task_id);
     expect(task.status).toBe('completed');
-    const doc = (await t.app.inject({ method: 'GET', url: `/api/public/documents/${task.document_id}`, headers: tenant.headers })).json();
+    const doc = (
+      await t.app.inject({ method: 'GET', url: `/api/public/documents/${task.document_id}`, headers: tenant.headers })
+    ).json();
     expect(doc.language).toBe('ar');
     expect(doc.content).toContain('يغطي الضمان المحرك');
   });
 
   it('accepts application/octet-stream when the name and the bytes agree', async () => {
     const tenant = await createTenant(t.container, 'developer');
-    const response = await upload(tenant, { document_title: 'Octet' }, { name: 'notes.pdf', type: 'application/octet-stream', bytes: await makePdf(['Octet stream upload works.']) });
+    const response = await upload(
+      tenant,
+      { document_title: 'Octet' },
+      { name: 'notes.pdf', type: 'application/octet-stream', bytes: await makePdf(['Octet stream upload works.']) },
+    );
     expect(response.statusCode).toBe(202);
     expect((await waitForTask(t, tenant.headers, response.json().task_id)).status).toBe('completed');
   });
@@ -81,9 +129,12 @@ describe('file uploads', () => {
   ])('fails the task of %s with an error that says so', async (_label, file, kind, error) => {
     const tenant = await createTenant(t.container, 'developer');
     const bytes =
-      kind === 'encrypted' ? await makePdf(['Secret'], { encrypted: true })
-        : kind === 'blank' ? await makePdf([])
-          : kind === 'corrupt' ? new TextEncoder().encode('%PDF-1.7\nthis is not really a pdf\n%%EOF')
+      kind === 'encrypted'
+        ? await makePdf(['Secret'], { encrypted: true })
+        : kind === 'blank'
+          ? await makePdf([])
+          : kind === 'corrupt'
+            ? new TextEncoder().encode('%PDF-1.7\nthis is not really a pdf\n%%EOF')
             : new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...new Array(40).fill(0)]);
     const response = await upload(tenant, { document_title: 'Bad' }, { ...file, bytes });
     expect(response.statusCode).toBe(202);
@@ -95,10 +146,18 @@ describe('file uploads', () => {
 
   it('refuses other types (415), bytes that contradict the declared type (415) and files over MAX_UPLOAD_MB (413)', async () => {
     const tenant = await createTenant(t.container, 'developer');
-    const text = await upload(tenant, { document_title: 'T' }, { name: 'notes.txt', type: 'text/plain', bytes: new TextEncoder().encode('hello') });
+    const text = await upload(
+      tenant,
+      { document_title: 'T' },
+      { name: 'notes.txt', type: 'text/plain', bytes: new TextEncoder().encode('hello') },
+    );
     expect(text.statusCode).toBe(415);
     expect(text.json().detail).toMatch(/Only PDF and DOCX/);
-    const liar = await upload(tenant, { document_title: 'T' }, { name: 'x.pdf', type: PDF, bytes: await makeDocx(['not a pdf']) });
+    const liar = await upload(
+      tenant,
+      { document_title: 'T' },
+      { name: 'x.pdf', type: PDF, bytes: await makeDocx(['not a pdf']) },
+    );
     expect(liar.statusCode).toBe(415);
     expect(liar.json().detail).toMatch(/declared as PDF/);
     const big = new Uint8Array(1024 * 1024 + 10);
@@ -106,7 +165,12 @@ describe('file uploads', () => {
     const tooLarge = await upload(tenant, { document_title: 'T' }, { name: 'big.pdf', type: PDF, bytes: big });
     expect(tooLarge.statusCode).toBe(413);
     expect(Object.keys(tooLarge.json())).toEqual(['detail']);
-    const json = await t.app.inject({ method: 'POST', url: '/api/public/documents/upload/file', headers: tenant.headers, payload: { document_title: 'x' } });
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/documents/upload/file',
+      headers: tenant.headers,
+      payload: { document_title: 'x' },
+    });
     expect(json.statusCode).toBe(415);
   });
 
@@ -118,14 +182,22 @@ describe('file uploads', () => {
     [{ document_title: 'x', collection_id: 'abc' }, true, /collection_id must be a UUID/],
   ])('rejects the form %j with 400', async (fields, withFile, detail) => {
     const tenant = await createTenant(t.container, 'developer');
-    const response = await upload(tenant, fields, withFile ? { name: 'a.pdf', type: PDF, bytes: await makePdf(['x']) } : undefined);
+    const response = await upload(
+      tenant,
+      fields,
+      withFile ? { name: 'a.pdf', type: PDF, bytes: await makePdf(['x']) } : undefined,
+    );
     expect(response.statusCode).toBe(400);
     expect(response.json().detail).toMatch(detail);
   });
 
   it('refuses a member (403)', async () => {
     const tenant = await createTenant(t.container, 'member');
-    const response = await upload(tenant, { document_title: 'x' }, { name: 'a.pdf', type: PDF, bytes: await makePdf(['x']) });
+    const response = await upload(
+      tenant,
+      { document_title: 'x' },
+      { name: 'a.pdf', type: PDF, bytes: await makePdf(['x']) },
+    );
     expect(response.statusCode).toBe(403);
   });
 });

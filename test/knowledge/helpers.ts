@@ -20,21 +20,37 @@ export async function waitForTask(t: TestApp, headers: Record<string, string>, t
   }
 }
 
-export async function uploadArticle(app: FastifyInstance, headers: Record<string, string>, body: Record<string, unknown>) {
-  const response = await app.inject({ method: 'POST', url: '/api/public/documents/upload/article', headers, payload: body });
+export async function uploadArticle(
+  app: FastifyInstance,
+  headers: Record<string, string>,
+  body: Record<string, unknown>,
+) {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/public/documents/upload/article',
+    headers,
+    payload: body,
+  });
   if (response.statusCode !== 202) throw new Error(`upload failed: ${response.statusCode} ${response.body}`);
   return response.json() as { task_id: string; document_id: string; status: string };
 }
 
 /** A multipart/form-data body with one file and text fields. */
-export function multipart(fields: Record<string, string>, file?: { name: string; type: string; bytes: Uint8Array; field?: string }) {
+export function multipart(
+  fields: Record<string, string>,
+  file?: { name: string; type: string; bytes: Uint8Array; field?: string },
+) {
   const boundary = `----kb${Math.random().toString(16).slice(2)}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
   }
   if (file) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`,
+      ),
+    );
     parts.push(Buffer.from(file.bytes));
     parts.push(Buffer.from('\r\n'));
   }

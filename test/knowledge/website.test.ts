@@ -46,7 +46,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  t = await createTestApp({ EMBEDDINGS_PROVIDER: 'none', ALLOW_PRIVATE_URLS: 'true', WEBSITE_FETCH_TIMEOUT_MS: '1000', WEBSITE_MAX_MB: '1' });
+  t = await createTestApp({
+    EMBEDDINGS_PROVIDER: 'none',
+    ALLOW_PRIVATE_URLS: 'true',
+    WEBSITE_FETCH_TIMEOUT_MS: '1000',
+    WEBSITE_MAX_MB: '1',
+  });
   strict = await createTestApp({ EMBEDDINGS_PROVIDER: 'none' });
 });
 afterAll(async () => {
@@ -58,7 +63,12 @@ afterAll(async () => {
 
 async function uploadWebsite(app: TestApp, url: string) {
   const tenant = await createTenant(app.container, 'developer');
-  const response = await app.app.inject({ method: 'POST', url: '/api/public/documents/upload/website', headers: tenant.headers, payload: { url, document_title: 'Returns page', categories: ['policies'] } });
+  const response = await app.app.inject({
+    method: 'POST',
+    url: '/api/public/documents/upload/website',
+    headers: tenant.headers,
+    payload: { url, document_title: 'Returns page', categories: ['policies'] },
+  });
   return { tenant, response };
 }
 
@@ -68,11 +78,25 @@ describe('website uploads', () => {
     expect(response.statusCode).toBe(202);
     const task = await waitForTask(t, tenant.headers, response.json().task_id);
     expect(task).toMatchObject({ status: 'completed', error: null });
-    const doc = (await t.app.inject({ method: 'GET', url: `/api/public/documents/${task.document_id}`, headers: tenant.headers })).json();
-    expect(doc).toMatchObject({ source_type: 'website', source_url: `${base}/moved`, title: 'Returns page', language: 'en' });
+    const doc = (
+      await t.app.inject({ method: 'GET', url: `/api/public/documents/${task.document_id}`, headers: tenant.headers })
+    ).json();
+    expect(doc).toMatchObject({
+      source_type: 'website',
+      source_url: `${base}/moved`,
+      title: 'Returns page',
+      language: 'en',
+    });
     expect(doc.content).toContain('Refunds reach your original payment method');
     expect(doc.content).not.toContain('window.tracking');
-    const search = (await t.app.inject({ method: 'POST', url: '/api/public/documents/search', headers: tenant.headers, payload: { query: 'when do refunds arrive', search_method: {}, categories: [] } })).json();
+    const search = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/public/documents/search',
+        headers: tenant.headers,
+        payload: { query: 'when do refunds arrive', search_method: {}, categories: [] },
+      })
+    ).json();
     expect(search.results[0].document_id).toBe(task.document_id);
   });
 
@@ -90,7 +114,12 @@ describe('website uploads', () => {
   });
 
   it('refuses loopback, private and metadata addresses unless ALLOW_PRIVATE_URLS', async () => {
-    for (const url of [`${base}/returns`, 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://localhost/']) {
+    for (const url of [
+      `${base}/returns`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+      'http://localhost/',
+    ]) {
       const { tenant, response } = await uploadWebsite(strict, url);
       expect(response.statusCode).toBe(202);
       const task = await waitForTask(strict, tenant.headers, response.json().task_id);

@@ -43,24 +43,36 @@ function toLlmError(error: unknown): LlmError {
     const detail = status ? `HTTP ${status}` : 'no response';
     // A reply that broke off after a 200 says why in its cause (the connection, the parser).
     const cause = status === 200 && error.cause instanceof Error ? ` (${error.cause.message})` : '';
-    return new LlmError(`The language model provider failed (${detail}): ${error.message}${cause}`, status === 200 || error.isRetryable, status);
+    return new LlmError(
+      `The language model provider failed (${detail}): ${error.message}${cause}`,
+      status === 200 || error.isRetryable,
+      status,
+    );
   }
   // Errors inside a stream arrive as the provider's error body ({message} or {error: {message}}).
   const body = error as { message?: unknown; error?: { message?: unknown } } | null;
-  const message = error instanceof Error ? error.message
-    : typeof body?.message === 'string' ? body.message
-    : typeof body?.error?.message === 'string' ? body.error.message
-    : JSON.stringify(error);
+  const message =
+    error instanceof Error
+      ? error.message
+      : typeof body?.message === 'string'
+        ? body.message
+        : typeof body?.error?.message === 'string'
+          ? body.error.message
+          : JSON.stringify(error);
   return new LlmError(`The language model provider failed: ${message}`, true);
 }
 
 /** Instructions go in the system part, never among the conversation's messages. */
 function toPrompt(request: LlmRequest): LanguageModelV3Prompt {
-  const system = request.messages.filter((message) => message.role === 'system').map((message) => message.content).join('\n\n');
+  const system = request.messages
+    .filter((message) => message.role === 'system')
+    .map((message) => message.content)
+    .join('\n\n');
   const prompt: LanguageModelV3Prompt = system ? [{ role: 'system', content: system }] : [];
   for (const message of request.messages) {
     if (message.role === 'user') prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
-    else if (message.role === 'assistant') prompt.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
+    else if (message.role === 'assistant')
+      prompt.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
   }
   return prompt;
 }
@@ -72,16 +84,18 @@ export interface AiSdkOptions {
 }
 
 export function createAiSdkLanguageModels(options: AiSdkOptions): LanguageModels {
-  const entries = new Map(options.providers.map((config) => {
-    const factory = factoryFor(config, options.fetch);
-    const models = new Map<string, LanguageModelV3>();
-    const model = (modelId: string) => {
-      let found = models.get(modelId);
-      if (!found) models.set(modelId, (found = factory(modelId)));
-      return found;
-    };
-    return [config.name, { config, model }];
-  }));
+  const entries = new Map(
+    options.providers.map((config) => {
+      const factory = factoryFor(config, options.fetch);
+      const models = new Map<string, LanguageModelV3>();
+      const model = (modelId: string) => {
+        let found = models.get(modelId);
+        if (!found) models.set(modelId, (found = factory(modelId)));
+        return found;
+      };
+      return [config.name, { config, model }];
+    }),
+  );
 
   function split(model: string): [string, string] {
     const at = model.indexOf(':');
@@ -111,7 +125,9 @@ export function createAiSdkLanguageModels(options: AiSdkOptions): LanguageModels
       if (!entry) throw new LlmError(`Model provider "${providerName}" is not configured`, false);
       const { signal } = request;
       try {
-        const { stream } = await entry.model(modelId).doStream({ prompt: toPrompt(request), temperature: request.temperature, abortSignal: signal });
+        const { stream } = await entry
+          .model(modelId)
+          .doStream({ prompt: toPrompt(request), temperature: request.temperature, abortSignal: signal });
         for await (const part of stream) {
           if (part.type === 'text-delta') {
             if (part.delta) yield part.delta;

@@ -17,12 +17,23 @@ export function embedderFromConfig(config: KnowledgeConfig['embeddings']): Knowl
       return { embedder: null, reason: 'No embedder is configured (EMBEDDINGS_PROVIDER=none)' };
     case 'openai':
       return {
-        embedder: createOpenAiEmbedder({ baseUrl: config.url!, apiKey: config.apiKey, model: config.model, batchSize: config.batchSize, timeoutMs: config.timeoutMs }),
+        embedder: createOpenAiEmbedder({
+          baseUrl: config.url!,
+          apiKey: config.apiKey,
+          model: config.model,
+          batchSize: config.batchSize,
+          timeoutMs: config.timeoutMs,
+        }),
         reason: null,
       };
     case 'local':
       return {
-        embedder: createLocalEmbedder({ model: config.model, modelsDir: config.modelsDir, allowDownload: config.allowDownload, batchSize: Math.min(config.batchSize, 32) }),
+        embedder: createLocalEmbedder({
+          model: config.model,
+          modelsDir: config.modelsDir,
+          allowDownload: config.allowDownload,
+          batchSize: Math.min(config.batchSize, 32),
+        }),
         reason: null,
       };
   }
@@ -31,6 +42,10 @@ export function embedderFromConfig(config: KnowledgeConfig['embeddings']): Knowl
 export function createKnowledgeAdapters(config: KnowledgeConfig): KnowledgeAdapters {
   return {
     embedding: embedderFromConfig(config.embeddings),
-    fetcher: createSafeFetcher({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes }),
+    fetcher: createSafeFetcher({
+      allowPrivate: config.allowPrivateUrls,
+      timeoutMs: config.fetchTimeoutMs,
+      maxBytes: config.fetchMaxBytes,
+    }),
   };
 }

@@ -56,7 +56,11 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
     const text = await response.text();
     if (!response.ok) {
       const retryable = response.status === 429 || response.status >= 500;
-      throw new EmbeddingError(`Embeddings provider answered ${response.status}: ${providerMessage(text)}`, retryable, response.status);
+      throw new EmbeddingError(
+        `Embeddings provider answered ${response.status}: ${providerMessage(text)}`,
+        retryable,
+        response.status,
+      );
     }
     let parsed: EmbeddingsResponse;
     try {

@@ -35,10 +35,16 @@ function providerMessage(body: string): string {
     for (const candidate of [parsed.error, parsed.detail, parsed]) {
       if (typeof candidate === 'string' && candidate) return candidate;
       if (Array.isArray(candidate)) {
-        const messages = candidate.map((item: { msg?: unknown }) => item?.msg).filter((msg): msg is string => typeof msg === 'string');
+        const messages = candidate
+          .map((item: { msg?: unknown }) => item?.msg)
+          .filter((msg): msg is string => typeof msg === 'string');
         if (messages.length) return messages.join('; ');
       }
-      if (candidate && typeof candidate === 'object' && typeof (candidate as { message?: unknown }).message === 'string') {
+      if (
+        candidate &&
+        typeof candidate === 'object' &&
+        typeof (candidate as { message?: unknown }).message === 'string'
+      ) {
         return (candidate as { message: string }).message;
       }
     }
@@ -55,7 +61,11 @@ function failureOfStatus(status: number): SpeechFailure {
 }
 
 /** Posts the audio and returns the provider's JSON answer; throws SpeechError. */
-async function postTranscription(request: TranscriptionEndpoint, audio: AudioFile, signal: AbortSignal): Promise<unknown> {
+async function postTranscription(
+  request: TranscriptionEndpoint,
+  audio: AudioFile,
+  signal: AbortSignal,
+): Promise<unknown> {
   const form = new FormData();
   for (const [name, value] of Object.entries(request.fields)) form.set(name, value);
   form.set('file', new Blob([audio.buffer], { type: audio.mimetype }), audio.filename);
@@ -72,11 +82,17 @@ async function postTranscription(request: TranscriptionEndpoint, audio: AudioFil
     text = await response.text();
   } catch (error) {
     if (signal.aborted) throw error;
-    const reason = timeout.aborted ? `did not answer within ${request.timeoutMs} ms` : `is unreachable at ${request.endpoint}: ${(error as Error).message}`;
+    const reason = timeout.aborted
+      ? `did not answer within ${request.timeoutMs} ms`
+      : `is unreachable at ${request.endpoint}: ${(error as Error).message}`;
     throw new SpeechError(`${request.provider} ${reason}`, 'provider');
   }
   if (!response.ok) {
-    throw new SpeechError(`${request.provider} answered ${response.status}: ${providerMessage(text)}`, failureOfStatus(response.status), response.status);
+    throw new SpeechError(
+      `${request.provider} answered ${response.status}: ${providerMessage(text)}`,
+      failureOfStatus(response.status),
+      response.status,
+    );
   }
   try {
     return JSON.parse(text) as unknown;
@@ -86,7 +102,11 @@ async function postTranscription(request: TranscriptionEndpoint, audio: AudioFil
 }
 
 /** The `text` (and a language code, when present) of a provider's answer. */
-function transcriptOf(provider: string, body: unknown, languageField: string): { text: string; language: string | null } {
+function transcriptOf(
+  provider: string,
+  body: unknown,
+  languageField: string,
+): { text: string; language: string | null } {
   const record = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   if (typeof record.text !== 'string') throw new SpeechError(`${provider} returned no transcript text`, 'provider');
   const language = record[languageField];

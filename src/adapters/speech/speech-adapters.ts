@@ -17,14 +17,28 @@ export function speechFromConfig(config: SpeechConfig): SpeechAdapters {
   const { elevenLabs, openAi, local, timeoutMs } = config;
   switch (config.provider) {
     case 'elevenlabs':
-      return { stt: createElevenLabsStt({ apiKey: elevenLabs.apiKey!, baseUrl: elevenLabs.baseUrl, model: elevenLabs.model, timeoutMs }), reason: null };
+      return {
+        stt: createElevenLabsStt({
+          apiKey: elevenLabs.apiKey!,
+          baseUrl: elevenLabs.baseUrl,
+          model: elevenLabs.model,
+          timeoutMs,
+        }),
+        reason: null,
+      };
     case 'openai-compatible':
-      return { stt: createOpenAiStt({ baseUrl: openAi.url!, apiKey: openAi.apiKey, model: openAi.model, timeoutMs }), reason: null };
+      return {
+        stt: createOpenAiStt({ baseUrl: openAi.url!, apiKey: openAi.apiKey, model: openAi.model, timeoutMs }),
+        reason: null,
+      };
     case 'local': {
       const modelDir = path.join(local.modelsDir, local.model);
       // Unnamed, the local engine serves only when its model is already on disk.
       if (!config.explicit && !existsSync(path.join(modelDir, 'onnx'))) {
-        return { stt: null, reason: `Speech-to-text is not configured: set ELEVENLABS_API_KEY, or STT_URL (an OpenAI-compatible Whisper server), or put the Whisper model ${local.model} under ${local.modelsDir}, to send audio` };
+        return {
+          stt: null,
+          reason: `Speech-to-text is not configured: set ELEVENLABS_API_KEY, or STT_URL (an OpenAI-compatible Whisper server), or put the Whisper model ${local.model} under ${local.modelsDir}, to send audio`,
+        };
       }
       return { stt: createLocalWhisper(local), reason: null };
     }

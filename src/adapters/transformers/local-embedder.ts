@@ -16,10 +16,16 @@ export interface LocalEmbedderOptions {
   now?: () => number;
 }
 
-type Extractor = (texts: string[], options: { pooling: 'mean'; normalize: boolean }) => Promise<{ dims: number[]; data: Float32Array }>;
+type Extractor = (
+  texts: string[],
+  options: { pooling: 'mean'; normalize: boolean },
+) => Promise<{ dims: number[]; data: Float32Array }>;
 
 export function createLocalEmbedder(options: LocalEmbedderOptions): Embedder {
-  const extractor = pipelineLoader<Extractor>({ task: 'feature-extraction', ...options }, (message) => new EmbeddingError(`Local embedding model ${message}`, false));
+  const extractor = pipelineLoader<Extractor>(
+    { task: 'feature-extraction', ...options },
+    (message) => new EmbeddingError(`Local embedding model ${message}`, false),
+  );
   return {
     id: `local:${options.model}`,
     async embed(texts) {

@@ -16,15 +16,24 @@ export interface LocalWhisperOptions {
   now?: () => number;
 }
 
-type Recognizer = (audio: Float32Array, options: Record<string, unknown>) => Promise<{ text: string } | { text: string }[]>;
+type Recognizer = (
+  audio: Float32Array,
+  options: Record<string, unknown>,
+) => Promise<{ text: string } | { text: string }[]>;
 
 export function createLocalWhisper(options: LocalWhisperOptions): SpeechToText {
-  const recognizer = pipelineLoader<Recognizer>({ task: 'automatic-speech-recognition', ...options }, (message) => new SpeechError(`Whisper model ${message}`, 'unavailable'));
+  const recognizer = pipelineLoader<Recognizer>(
+    { task: 'automatic-speech-recognition', ...options },
+    (message) => new SpeechError(`Whisper model ${message}`, 'unavailable'),
+  );
   return {
     id: `local:${options.model}`,
     async transcribe(audio, signal) {
       if (!isWav(audio.buffer)) {
-        throw new SpeechError('The local speech-to-text model reads WAV audio only: send a WAV file, or configure ElevenLabs or an OpenAI-compatible speech-to-text server for other formats', 'format');
+        throw new SpeechError(
+          'The local speech-to-text model reads WAV audio only: send a WAV file, or configure ElevenLabs or an OpenAI-compatible speech-to-text server for other formats',
+          'format',
+        );
       }
       const samples = decodeWav(audio.buffer);
       const recognize = await recognizer();

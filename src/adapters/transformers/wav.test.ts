@@ -37,7 +37,12 @@ function wav(spec: WavSpec, write: (buffer: Buffer, at: number, value: number) =
     head.writeUInt32LE(size, 4);
     return Buffer.concat([head, body, body.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0)]);
   };
-  const body = Buffer.concat([Buffer.from('WAVE'), spec.before ?? Buffer.alloc(0), chunk('fmt ', fmt), chunk('data', data, spec.dataSize)]);
+  const body = Buffer.concat([
+    Buffer.from('WAVE'),
+    spec.before ?? Buffer.alloc(0),
+    chunk('fmt ', fmt),
+    chunk('data', data, spec.dataSize),
+  ]);
   return Buffer.concat([Buffer.from('RIFF'), Buffer.from(new Uint32Array([body.length]).buffer), body]);
 }
 
@@ -50,7 +55,18 @@ describe('decodeWav', () => {
   });
 
   it('averages channels, and reads 8-, 24- and 32-bit PCM and 32/64-bit float alike', () => {
-    const stereo = decodeWav(wav({ bits: 16, frames: [[16384, -16384], [16384, 16384]] }, int16));
+    const stereo = decodeWav(
+      wav(
+        {
+          bits: 16,
+          frames: [
+            [16384, -16384],
+            [16384, 16384],
+          ],
+        },
+        int16,
+      ),
+    );
     expect(Array.from(stereo)).toEqual([0, 0.5]);
     const encodings: [number, number, (b: Buffer, at: number, v: number) => void, number[]][] = [
       [1, 8, (b, at, v) => b.writeUInt8(v, at), [128, 192]],
@@ -60,19 +76,29 @@ describe('decodeWav', () => {
       [3, 64, (b, at, v) => b.writeDoubleLE(v, at), [0, 0.5]],
     ];
     for (const [code, bits, write, values] of encodings) {
-      expect(Array.from(decodeWav(wav({ code, bits, frames: values.map((v) => [v]) }, write))), `${code}/${bits}`).toEqual([0, 0.5]);
-      expect(Array.from(decodeWav(wav({ code, bits, frames: values.map((v) => [v]), extensible: true }, write))), `extensible ${code}/${bits}`).toEqual([0, 0.5]);
+      expect(
+        Array.from(decodeWav(wav({ code, bits, frames: values.map((v) => [v]) }, write))),
+        `${code}/${bits}`,
+      ).toEqual([0, 0.5]);
+      expect(
+        Array.from(decodeWav(wav({ code, bits, frames: values.map((v) => [v]), extensible: true }, write))),
+        `extensible ${code}/${bits}`,
+      ).toEqual([0, 0.5]);
     }
   });
 
   it('skips other chunks (odd sizes padded) and reads a data chunk whose size was never filled in', () => {
     const list = Buffer.concat([Buffer.from('LIST'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc'), Buffer.alloc(1)]);
     expect(Array.from(decodeWav(wav({ bits: 16, frames: [[16384], [0]], before: list }, int16)))).toEqual([0.5, 0]);
-    expect(Array.from(decodeWav(wav({ bits: 16, frames: [[16384], [0]], dataSize: 0xffffffff }, int16)))).toEqual([0.5, 0]);
+    expect(Array.from(decodeWav(wav({ bits: 16, frames: [[16384], [0]], dataSize: 0xffffffff }, int16)))).toEqual([
+      0.5, 0,
+    ]);
   });
 
   it('resamples 48 kHz to 16 kHz: a third of the frames, the tone kept', () => {
-    const frames = Array.from({ length: 4800 }, (_, i) => [Math.round(16000 * Math.sin((2 * Math.PI * 440 * i) / 48_000))]);
+    const frames = Array.from({ length: 4800 }, (_, i) => [
+      Math.round(16000 * Math.sin((2 * Math.PI * 440 * i) / 48_000)),
+    ]);
     const samples = decodeWav(wav({ bits: 16, sampleRate: 48_000, frames }, int16));
     expect(samples.length).toBe(1600);
     const peak = Math.max(...Array.from(samples).map(Math.abs));

@@ -12,7 +12,9 @@ const FLOAT = 3;
 const EXTENSIBLE = 0xfffe;
 
 export function isWav(buffer: Buffer): boolean {
-  return buffer.length >= 12 && buffer.toString('latin1', 0, 4) === 'RIFF' && buffer.toString('latin1', 8, 12) === 'WAVE';
+  return (
+    buffer.length >= 12 && buffer.toString('latin1', 0, 4) === 'RIFF' && buffer.toString('latin1', 8, 12) === 'WAVE'
+  );
 }
 
 interface Format {
@@ -26,23 +28,35 @@ function readFormat(buffer: Buffer, offset: number, size: number): Format {
   if (size < 16) throw new SpeechError('The WAV file has a truncated format chunk', 'audio');
   let code = buffer.readUInt16LE(offset);
   if (code === EXTENSIBLE && size >= 26) code = buffer.readUInt16LE(offset + 24);
-  return { code, channels: buffer.readUInt16LE(offset + 2), sampleRate: buffer.readUInt32LE(offset + 4), bits: buffer.readUInt16LE(offset + 14) };
+  return {
+    code,
+    channels: buffer.readUInt16LE(offset + 2),
+    sampleRate: buffer.readUInt32LE(offset + 4),
+    bits: buffer.readUInt16LE(offset + 14),
+  };
 }
 
 function sampleReader(buffer: Buffer, format: Format): (offset: number) => number {
   if (format.code === PCM) {
     switch (format.bits) {
-      case 8: return (at) => (buffer.readUInt8(at) - 128) / 128;
-      case 16: return (at) => buffer.readInt16LE(at) / 32768;
-      case 24: return (at) => buffer.readIntLE(at, 3) / 8388608;
-      case 32: return (at) => buffer.readInt32LE(at) / 2147483648;
+      case 8:
+        return (at) => (buffer.readUInt8(at) - 128) / 128;
+      case 16:
+        return (at) => buffer.readInt16LE(at) / 32768;
+      case 24:
+        return (at) => buffer.readIntLE(at, 3) / 8388608;
+      case 32:
+        return (at) => buffer.readInt32LE(at) / 2147483648;
     }
   }
   if (format.code === FLOAT) {
     if (format.bits === 32) return (at) => buffer.readFloatLE(at);
     if (format.bits === 64) return (at) => buffer.readDoubleLE(at);
   }
-  throw new SpeechError(`WAV encoding ${format.code} with ${format.bits} bits is not supported: send PCM (8–32 bits) or float WAV`, 'format');
+  throw new SpeechError(
+    `WAV encoding ${format.code} with ${format.bits} bits is not supported: send PCM (8–32 bits) or float WAV`,
+    'format',
+  );
 }
 
 /** Decodes a WAV file to mono samples at WHISPER_SAMPLE_RATE; throws SpeechError. */
@@ -50,7 +64,7 @@ export function decodeWav(buffer: Buffer): Float32Array {
   if (!isWav(buffer)) throw new SpeechError('The audio is not a WAV file', 'format');
   let format: Format | null = null;
   let data: { offset: number; size: number } | null = null;
-  for (let offset = 12; offset + 8 <= buffer.length && !data; ) {
+  for (let offset = 12; offset + 8 <= buffer.length && !data;) {
     const id = buffer.toString('latin1', offset, offset + 4);
     const size = buffer.readUInt32LE(offset + 4);
     const body = offset + 8;

@@ -2,11 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { createSafeFetcher, isBlockedAddress } from './safe-fetcher.js';
 
 describe('isBlockedAddress', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1'])(
-    'blocks %s',
-    (address) => expect(isBlockedAddress(address)).toBe(true),
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+  ])('blocks %s', (address) => expect(isBlockedAddress(address)).toBe(true));
+  it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111'])('allows %s', (address) =>
+    expect(isBlockedAddress(address)).toBe(false),
   );
-  it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111'])('allows %s', (address) => expect(isBlockedAddress(address)).toBe(false));
 });
 
 describe('createSafeFetcher with the private network refused', () => {

@@ -24,10 +24,25 @@ const ACCEPTED_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
 export const blockedAddresses = (() => {
   const list = new BlockList();
   for (const [net, prefix] of [
-    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-    ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 3],
-  ] as const) list.addSubnet(net, prefix, 'ipv4');
-  for (const [net, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) {
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['224.0.0.0', 3],
+  ] as const)
+    list.addSubnet(net, prefix, 'ipv4');
+  for (const [net, prefix] of [
+    ['::', 127],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+    ['64:ff9b::', 96],
+  ] as const) {
     list.addSubnet(net, prefix, 'ipv6');
   }
   return list;
@@ -46,7 +61,13 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (error) return callback(error, '', 0);
     const blocked = addresses.find((entry) => isBlockedAddress(entry.address));
     if (blocked) {
-      return callback(Object.assign(new Error(`${hostname} resolves to a private or reserved address (${blocked.address})`), { code: 'EBLOCKED' }), '', 0);
+      return callback(
+        Object.assign(new Error(`${hostname} resolves to a private or reserved address (${blocked.address})`), {
+          code: 'EBLOCKED',
+        }),
+        '',
+        0,
+      );
     }
     if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
     const first = addresses[0]!;
@@ -69,7 +90,8 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
     } catch {
       throw new FetchError(`Not a valid URL: ${raw}`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError(`Only http and https URLs can be fetched, got ${url.protocol}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new FetchError(`Only http and https URLs can be fetched, got ${url.protocol}`);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (!options.allowPrivate && isIP(host) && isBlockedAddress(host)) {
       throw new FetchError(`Refusing to fetch ${url.host}: a private or reserved address`);
@@ -90,7 +112,10 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
         response = await request(url, {
           dispatcher: agent,
           method: 'GET',
-          headers: { 'user-agent': options.userAgent ?? 'Switchboard knowledge fetcher', accept: 'text/html,application/xhtml+xml,text/plain;q=0.8' },
+          headers: {
+            'user-agent': options.userAgent ?? 'Switchboard knowledge fetcher',
+            accept: 'text/html,application/xhtml+xml,text/plain;q=0.8',
+          },
           signal: combined,
         });
       } catch (error) {

@@ -29,7 +29,11 @@ export async function updateAgent(db: Executor, companyId: string, agentId: stri
 }
 
 export async function deleteAgent(db: Executor, companyId: string, agentId: string): Promise<boolean> {
-  const result = await db.deleteFrom('agents').where('company_id', '=', companyId).where('id', '=', agentId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('agents')
+    .where('company_id', '=', companyId)
+    .where('id', '=', agentId)
+    .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 
@@ -45,7 +49,12 @@ export async function listAgents(db: Executor, companyId: string, skip: number, 
 /** Ids among `ids` that are not integrations of the company. */
 export async function missingIntegrations(db: Executor, companyId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('integrations').select('id').where('company_id', '=', companyId).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('integrations')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('id', 'in', ids)
+    .execute();
   const found = new Set(rows.map((row) => row.id));
   return ids.filter((id) => !found.has(id));
 }

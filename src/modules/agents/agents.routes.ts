@@ -12,38 +12,109 @@ const Params = Type.Object({ agentId: Uuid() });
 
 export function agentsRoutes(agents: AgentsService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post('/agents', {
-      schema: { operationId: 'createAgent', tags, summary: 'Create an agent (developer)', body: CreateAgentBody, response: { 201: Type.Ref(Agent), ...errors } },
-    }, async (request, reply) => reply.code(201).send(await agents.create(companyContext(request), request.body)));
+    app.post(
+      '/agents',
+      {
+        schema: {
+          operationId: 'createAgent',
+          tags,
+          summary: 'Create an agent (developer)',
+          body: CreateAgentBody,
+          response: { 201: Type.Ref(Agent), ...errors },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await agents.create(companyContext(request), request.body)),
+    );
 
-    app.get('/agents', {
-      schema: { operationId: 'listAgents', tags, summary: 'Agents of the active company, newest first', querystring: ListAgentsQuery, response: { 200: AgentPage, ...errors } },
-    }, async (request) => agents.list(companyContext(request), request.query.skip, request.query.limit));
+    app.get(
+      '/agents',
+      {
+        schema: {
+          operationId: 'listAgents',
+          tags,
+          summary: 'Agents of the active company, newest first',
+          querystring: ListAgentsQuery,
+          response: { 200: AgentPage, ...errors },
+        },
+      },
+      async (request) => agents.list(companyContext(request), request.query.skip, request.query.limit),
+    );
 
-    app.get('/agents/:agentId', {
-      schema: { operationId: 'getAgent', tags, summary: 'One agent with its performance metrics', params: Params, response: { 200: Type.Ref(Agent), ...errors } },
-    }, async (request) => agents.get(companyContext(request), request.params.agentId));
+    app.get(
+      '/agents/:agentId',
+      {
+        schema: {
+          operationId: 'getAgent',
+          tags,
+          summary: 'One agent with its performance metrics',
+          params: Params,
+          response: { 200: Type.Ref(Agent), ...errors },
+        },
+      },
+      async (request) => agents.get(companyContext(request), request.params.agentId),
+    );
 
-    app.put('/agents/:agentId', {
-      schema: { operationId: 'updateAgent', tags, summary: 'Update an agent (developer); only the fields sent change', params: Params, body: UpdateAgentBody, response: { 200: Type.Ref(Agent), ...errors } },
-    }, async (request) => agents.update(companyContext(request), request.params.agentId, request.body));
+    app.put(
+      '/agents/:agentId',
+      {
+        schema: {
+          operationId: 'updateAgent',
+          tags,
+          summary: 'Update an agent (developer); only the fields sent change',
+          params: Params,
+          body: UpdateAgentBody,
+          response: { 200: Type.Ref(Agent), ...errors },
+        },
+      },
+      async (request) => agents.update(companyContext(request), request.params.agentId, request.body),
+    );
 
-    app.patch('/agents/:agentId', {
-      schema: { operationId: 'patchAgent', tags, summary: 'Same as PUT: a partial update (developer)', params: Params, body: UpdateAgentBody, response: { 200: Type.Ref(Agent), ...errors } },
-    }, async (request) => agents.update(companyContext(request), request.params.agentId, request.body));
+    app.patch(
+      '/agents/:agentId',
+      {
+        schema: {
+          operationId: 'patchAgent',
+          tags,
+          summary: 'Same as PUT: a partial update (developer)',
+          params: Params,
+          body: UpdateAgentBody,
+          response: { 200: Type.Ref(Agent), ...errors },
+        },
+      },
+      async (request) => agents.update(companyContext(request), request.params.agentId, request.body),
+    );
 
-    app.delete('/agents/:agentId', {
-      schema: { operationId: 'deleteAgent', tags, summary: 'Delete an agent and its conversations (developer)', params: Params, response: { 204: Type.Null(), ...errors } },
-    }, async (request, reply) => {
-      await agents.remove(companyContext(request), request.params.agentId);
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      '/agents/:agentId',
+      {
+        schema: {
+          operationId: 'deleteAgent',
+          tags,
+          summary: 'Delete an agent and its conversations (developer)',
+          params: Params,
+          response: { 204: Type.Null(), ...errors },
+        },
+      },
+      async (request, reply) => {
+        await agents.remove(companyContext(request), request.params.agentId);
+        return reply.code(204).send(null);
+      },
+    );
 
-    app.get('/regions', {
-      schema: { operationId: 'listRegions', tags: ['regions'], summary: 'Regions an agent can be deployed to; the agent_key region word is the slug', response: { 200: RegionPage, ...errors } },
-    }, async (request) => {
-      companyContext(request);
-      return agents.regions();
-    });
+    app.get(
+      '/regions',
+      {
+        schema: {
+          operationId: 'listRegions',
+          tags: ['regions'],
+          summary: 'Regions an agent can be deployed to; the agent_key region word is the slug',
+          response: { 200: RegionPage, ...errors },
+        },
+      },
+      async (request) => {
+        companyContext(request);
+        return agents.regions();
+      },
+    );
   };
 }

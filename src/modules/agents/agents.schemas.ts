@@ -1,7 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Page, SkipLimit, Timestamp, Uuid } from '../../http/schemas.js';
 
-const LanguageCode = Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$', description: 'ISO 639 code, e.g. en, ar' });
+const LanguageCode = Type.String({
+  pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$',
+  description: 'ISO 639 code, e.g. en, ar',
+});
 
 export const Escalation = Type.Object(
   {
@@ -18,7 +21,11 @@ const EscalationInput = Type.Partial(Escalation);
 const agentFields = {
   task_description: Type.String({ maxLength: 4000 }),
   instructions: Type.String({ maxLength: 20_000, description: 'System instructions given to the model.' }),
-  model: Type.String({ minLength: 1, maxLength: 200, description: '`builtin:kb` or `<provider>:<model>` of a configured provider' }),
+  model: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: '`builtin:kb` or `<provider>:<model>` of a configured provider',
+  }),
   temperature: Type.Number({ minimum: 0, maximum: 2 }),
   collection_ids: Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }),
   integration_ids: Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }),

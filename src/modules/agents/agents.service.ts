@@ -10,7 +10,14 @@ import type { PageOf } from '../../http/schemas.js';
 import { hasRole } from '../../lib/roles.js';
 import type { LanguageModels } from '../../ports/llm.js';
 import * as repo from './agents.repo.js';
-import type { Agent, CreateAgentBody, Escalation, PerformanceMetrics, Region, UpdateAgentBody } from './agents.schemas.js';
+import type {
+  Agent,
+  CreateAgentBody,
+  Escalation,
+  PerformanceMetrics,
+  Region,
+  UpdateAgentBody,
+} from './agents.schemas.js';
 
 /** The model name of the offline responder that answers from the knowledge base. */
 export const BUILTIN_KB_MODEL = 'builtin:kb';
@@ -19,14 +26,27 @@ export interface AgentsDeps {
   db: Db;
   llm: Pick<LanguageModels, 'checkModel'>;
   /** The knowledge base: which collection ids are not the company's. Null: none are. */
-  collections: { collectionsReadiness(companyId: string, ids: string[]): Promise<{ missing: readonly string[] }> } | null;
+  collections: {
+    collectionsReadiness(companyId: string, ids: string[]): Promise<{ missing: readonly string[] }>;
+  } | null;
   /** Support queries: each agent's all-time performance_metrics, the figures support queries show. */
-  performance: { performanceOfAgents(executor: Executor, companyId: string, agentIds: string[]): Promise<Map<string, PerformanceMetrics>> } | null;
+  performance: {
+    performanceOfAgents(
+      executor: Executor,
+      companyId: string,
+      agentIds: string[],
+    ): Promise<Map<string, PerformanceMetrics>>;
+  } | null;
   /** Called once an agent changed or went (this instance's serving cache; others hear it from the database). */
   servingChanged?: () => void;
 }
 
-const NO_METRICS: PerformanceMetrics = { total_queries_handled: 0, avg_resolution_time: 0, success_rate: 0, customer_satisfaction_avg: 0 };
+const NO_METRICS: PerformanceMetrics = {
+  total_queries_handled: 0,
+  avg_resolution_time: 0,
+  success_rate: 0,
+  customer_satisfaction_avg: 0,
+};
 export function toEscalation(value: Record<string, unknown>): Escalation {
   return {
     enabled: typeof value.enabled === 'boolean' ? value.enabled : true,
@@ -75,10 +95,20 @@ export function createAgentsService(deps: AgentsDeps) {
       if (problem) throw AppErrors.validation(`Invalid field 'model': ${problem}`);
     }
     const collectionIds = body.collection_ids ?? [];
-    const missingCollections = !collectionIds.length ? [] : deps.collections ? (await deps.collections.collectionsReadiness(context.companyId, collectionIds)).missing : collectionIds;
-    if (missingCollections.length) throw AppErrors.validation(`Invalid field 'collection_ids': collection not found: ${missingCollections.join(', ')}`);
+    const missingCollections = !collectionIds.length
+      ? []
+      : deps.collections
+        ? (await deps.collections.collectionsReadiness(context.companyId, collectionIds)).missing
+        : collectionIds;
+    if (missingCollections.length)
+      throw AppErrors.validation(
+        `Invalid field 'collection_ids': collection not found: ${missingCollections.join(', ')}`,
+      );
     const missingIntegrations = await repo.missingIntegrations(db, context.companyId, body.integration_ids ?? []);
-    if (missingIntegrations.length) throw AppErrors.validation(`Invalid field 'integration_ids': integration not found: ${missingIntegrations.join(', ')}`);
+    if (missingIntegrations.length)
+      throw AppErrors.validation(
+        `Invalid field 'integration_ids': integration not found: ${missingIntegrations.join(', ')}`,
+      );
   }
 
   function columns(body: UpdateAgentBody, current?: repo.AgentRow) {
@@ -86,12 +116,20 @@ export function createAgentsService(deps: AgentsDeps) {
     return {
       ...rest,
       ...(languages ? { languages: languages.join(',') } : {}),
-      ...(escalation ? { escalation: JSON.stringify({ ...toEscalation(current?.escalation ?? {}), ...escalation }) as never } : {}),
+      ...(escalation
+        ? { escalation: JSON.stringify({ ...toEscalation(current?.escalation ?? {}), ...escalation }) as never }
+        : {}),
     };
   }
 
   async function withMetrics(context: CompanyContext, rows: repo.AgentRow[]): Promise<Agent[]> {
-    const metrics = deps.performance ? await deps.performance.performanceOfAgents(db, context.companyId, rows.map((row) => row.id)) : new Map<string, PerformanceMetrics>();
+    const metrics = deps.performance
+      ? await deps.performance.performanceOfAgents(
+          db,
+          context.companyId,
+          rows.map((row) => row.id),
+        )
+      : new Map<string, PerformanceMetrics>();
     return rows.map((row) => toAgent(row, metrics.get(row.id)));
   }
 
@@ -99,7 +137,12 @@ export function createAgentsService(deps: AgentsDeps) {
     async create(context: CompanyContext, body: CreateAgentBody): Promise<Agent> {
       requireDeveloper(context, 'Creating agents');
       await validate(context, body);
-      const row = await repo.insertAgent(db, { ...columns(body), title: body.title, company_id: context.companyId, created_by: context.userId });
+      const row = await repo.insertAgent(db, {
+        ...columns(body),
+        title: body.title,
+        company_id: context.companyId,
+        created_by: context.userId,
+      });
       return toAgent(row);
     },
 
@@ -120,7 +163,9 @@ export function createAgentsService(deps: AgentsDeps) {
       const current = await repo.findAgent(db, context.companyId, agentId);
       if (!current) throw AppErrors.notFound('Agent', agentId);
       await validate(context, body);
-      const row = await repo.updateAgent(db, context.companyId, agentId, columns(body, current)).finally(() => deps.servingChanged?.());
+      const row = await repo
+        .updateAgent(db, context.companyId, agentId, columns(body, current))
+        .finally(() => deps.servingChanged?.());
       if (!row) throw AppErrors.notFound('Agent', agentId);
       const [agent] = await withMetrics(context, [row]);
       return agent ?? toAgent(row);

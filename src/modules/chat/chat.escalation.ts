@@ -23,14 +23,22 @@ export interface EscalationEmailJob {
 
 const TRANSCRIPT_MESSAGES = 20;
 
-export function createEscalationMailer(deps: { db: Db; clock: Clock; mailer: Pick<Mailer, 'send'>; notifications: AgentNotifier | null }) {
+export function createEscalationMailer(deps: {
+  db: Db;
+  clock: Clock;
+  mailer: Pick<Mailer, 'send'>;
+  notifications: AgentNotifier | null;
+}) {
   return async function sendEscalationEmail(job: EscalationEmailJob): Promise<void> {
     const { db } = deps;
     const conversation = await repo.findConversation(db, job.companyId, job.conversationId, null);
     const agent = await findAgent(db, job.companyId, job.agentId);
     if (!conversation || !agent) return;
     const messages = await repo.recentMessages(db, job.companyId, job.conversationId, TRANSCRIPT_MESSAGES);
-    const subject = `[${agent.title}] A customer asked for a person: ${conversation.title || 'conversation'}`.slice(0, 200);
+    const subject = `[${agent.title}] A customer asked for a person: ${conversation.title || 'conversation'}`.slice(
+      0,
+      200,
+    );
     const text = [
       `${agent.title} handed a conversation over to your team.`,
       `Conversation: ${conversation.id}${conversation.external_user_id ? ` (user ${conversation.external_user_id})` : ''}`,
@@ -60,6 +68,16 @@ export function createEscalationMailer(deps: { db: Db; clock: Clock; mailer: Pic
   };
 }
 
-export function chatJobs(chat: { sendEscalationEmail(job: EscalationEmailJob): Promise<void> }): JobDefinition<EscalationEmailJob>[] {
-  return [{ name: ESCALATION_EMAIL_JOB, handler: (data) => chat.sendEscalationEmail(data), concurrency: 1, retryLimit: 3, pollingIntervalSeconds: 1 }];
+export function chatJobs(chat: {
+  sendEscalationEmail(job: EscalationEmailJob): Promise<void>;
+}): JobDefinition<EscalationEmailJob>[] {
+  return [
+    {
+      name: ESCALATION_EMAIL_JOB,
+      handler: (data) => chat.sendEscalationEmail(data),
+      concurrency: 1,
+      retryLimit: 3,
+      pollingIntervalSeconds: 1,
+    },
+  ];
 }

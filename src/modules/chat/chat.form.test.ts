@@ -55,6 +55,14 @@ describe('parseChatForm', () => {
       expect(refused.message).toMatch(message);
     }
     expect(refusal(() => parseChatForm(Buffer.from('x'), 'multipart/form-data', 1024)).message).toMatch(/no boundary/);
-    expect(refusal(() => parseChatForm(Buffer.from('--b\r\ncontent-disposition: form-data; name="q"\r\n\r\nunterminated'), 'multipart/form-data; boundary=b', 1024))).toMatchObject({ status: 400 });
+    expect(
+      refusal(() =>
+        parseChatForm(
+          Buffer.from('--b\r\ncontent-disposition: form-data; name="q"\r\n\r\nunterminated'),
+          'multipart/form-data; boundary=b',
+          1024,
+        ),
+      ),
+    ).toMatchObject({ status: 400 });
   });
 });

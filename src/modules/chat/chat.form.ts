@@ -12,12 +12,21 @@ import type { AudioPart } from './chat.schemas.js';
 const MAX_PARTS = 30;
 
 /** The form's fields by name, `audio` as an AudioPart; refuses other files and repeated fields. */
-export function parseChatForm(body: Buffer, contentType: string, maxAudioBytes: number): Record<string, string | AudioPart> {
+export function parseChatForm(
+  body: Buffer,
+  contentType: string,
+  maxAudioBytes: number,
+): Record<string, string | AudioPart> {
   const boundary = getMultipartBoundary(contentType);
   if (!boundary) throw AppErrors.validation('The multipart form has no boundary in its content-type');
   const fields: Record<string, string | AudioPart> = {};
   try {
-    for (const part of parseMultipart(body, { boundary, maxParts: MAX_PARTS, maxFileSize: body.length, maxTotalSize: body.length })) {
+    for (const part of parseMultipart(body, {
+      boundary,
+      maxParts: MAX_PARTS,
+      maxFileSize: body.length,
+      maxTotalSize: body.length,
+    })) {
       const name = part.name;
       if (!name) throw AppErrors.validation('A part of the multipart form has no name');
       if (Object.hasOwn(fields, name)) throw AppErrors.validation(`Invalid field '${name}': given more than once`);
@@ -26,11 +35,17 @@ export function parseChatForm(body: Buffer, contentType: string, maxAudioBytes: 
         continue;
       }
       if (name !== 'audio') throw AppErrors.validation(`Invalid field '${name}': only 'audio' may be a file`);
-      if (part.size > maxAudioBytes) throw AppErrors.payloadTooLarge(`The audio file is larger than ${maxAudioBytes} bytes (CHAT_MAX_AUDIO_BYTES)`);
-      fields[name] = { buffer: Buffer.from(part.bytes), filename: part.filename ?? 'audio', mimetype: part.mediaType ?? 'application/octet-stream' };
+      if (part.size > maxAudioBytes)
+        throw AppErrors.payloadTooLarge(`The audio file is larger than ${maxAudioBytes} bytes (CHAT_MAX_AUDIO_BYTES)`);
+      fields[name] = {
+        buffer: Buffer.from(part.bytes),
+        filename: part.filename ?? 'audio',
+        mimetype: part.mediaType ?? 'application/octet-stream',
+      };
     }
   } catch (error) {
-    if (error instanceof MultipartParseError) throw AppErrors.validation(`The multipart form could not be read: ${error.message}`);
+    if (error instanceof MultipartParseError)
+      throw AppErrors.validation(`The multipart form could not be read: ${error.message}`);
     throw error;
   }
   return fields;

@@ -1,13 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import { answerFromKnowledge, asksForHuman, contentTerms, languageOf, type KbPassage } from './chat.kb-responder.js';
 
-const passage = (id: string, text: string, title = `Doc ${id}`): KbPassage => ({ chunk_id: `c${id}`, document_id: `d${id}`, title, collection_id: null, text, score: 1 });
+const passage = (id: string, text: string, title = `Doc ${id}`): KbPassage => ({
+  chunk_id: `c${id}`,
+  document_id: `d${id}`,
+  title,
+  collection_id: null,
+  text,
+  score: 1,
+});
 
-const refunds = passage('1', 'Q: How long do refunds take?\nA: Refunds are issued to the original card within 5 business days. Store credit is instant.', 'Refund policy');
-const shipping = passage('2', 'We ship to all GCC countries. Express shipping takes two days and costs 30 SAR.', 'Shipping');
-const arabic = passage('3', 'س: كيف أعيد تعيين كلمة المرور؟\nج: اضغط على "نسيت كلمة المرور" في صفحة الدخول وسنرسل لك رابطاً عبر البريد الإلكتروني. الرابط صالح لمدة ساعة.', 'الحساب');
+const refunds = passage(
+  '1',
+  'Q: How long do refunds take?\nA: Refunds are issued to the original card within 5 business days. Store credit is instant.',
+  'Refund policy',
+);
+const shipping = passage(
+  '2',
+  'We ship to all GCC countries. Express shipping takes two days and costs 30 SAR.',
+  'Shipping',
+);
+const arabic = passage(
+  '3',
+  'س: كيف أعيد تعيين كلمة المرور؟\nج: اضغط على "نسيت كلمة المرور" في صفحة الدخول وسنرسل لك رابطاً عبر البريد الإلكتروني. الرابط صالح لمدة ساعة.',
+  'الحساب',
+);
 /** A help-centre article in prose, with no FAQ question line to lean on. */
-const refundArticle = passage('4', 'Refunds are issued to the original card within 5 business days. Store credit is instant.', 'Refund policy');
+const refundArticle = passage(
+  '4',
+  'Refunds are issued to the original card within 5 business days. Store credit is instant.',
+  'Refund policy',
+);
 const arabicShipping = passage('5', 'نشحن إلى جميع دول الخليج. يصل الشحن السريع خلال يومين، وسعره 30 ريالاً.', 'الشحن');
 
 describe('answerFromKnowledge', () => {
@@ -36,13 +59,15 @@ describe('answerFromKnowledge', () => {
     },
   );
 
-  it.each(['What is the weather in Paris tomorrow?', 'Where is your nearest store in Cairo?', 'How long is the flight to Paris?', 'ما هي عاصمة اليابان؟'])(
-    'finds nothing for the unrelated question "%s"',
-    (query) => {
-      const answer = answerFromKnowledge(query, [refunds, refundArticle, shipping, arabic]);
-      expect(answer).toMatchObject({ found: false, sentences: [], citations: [] });
-    },
-  );
+  it.each([
+    'What is the weather in Paris tomorrow?',
+    'Where is your nearest store in Cairo?',
+    'How long is the flight to Paris?',
+    'ما هي عاصمة اليابان؟',
+  ])('finds nothing for the unrelated question "%s"', (query) => {
+    const answer = answerFromKnowledge(query, [refunds, refundArticle, shipping, arabic]);
+    expect(answer).toMatchObject({ found: false, sentences: [], citations: [] });
+  });
 
   it('finds nothing when a question only asks "how long" and names no topic', () => {
     expect(answerFromKnowledge('How long does it take?', [refundArticle, shipping]).found).toBe(false);
@@ -56,8 +81,14 @@ describe('answerFromKnowledge', () => {
   });
 
   it('counts the title of a passage as part of its support', () => {
-    const untitled = answerFromKnowledge('Which payment methods do you accept?', [passage('6', 'We accept Visa, Mastercard and Apple Pay.', 'Doc 6'), shipping]);
-    const titled = answerFromKnowledge('Which payment methods do you accept?', [passage('6', 'We accept Visa, Mastercard and Apple Pay.', 'Payment methods'), shipping]);
+    const untitled = answerFromKnowledge('Which payment methods do you accept?', [
+      passage('6', 'We accept Visa, Mastercard and Apple Pay.', 'Doc 6'),
+      shipping,
+    ]);
+    const titled = answerFromKnowledge('Which payment methods do you accept?', [
+      passage('6', 'We accept Visa, Mastercard and Apple Pay.', 'Payment methods'),
+      shipping,
+    ]);
     expect(untitled.found).toBe(false);
     expect(titled.sentences).toEqual(['We accept Visa, Mastercard and Apple Pay.']);
   });

@@ -38,7 +38,7 @@ const MIN_SUPPORT = 0.55;
 const NEAR_BEST = 0.75;
 
 const ARABIC_VARIANTS = /[\u064B-\u065F\u0670\u0640أإآٱىة]/g;
-const ARABIC_FORMS: Record<string, string> = { 'أ': 'ا', 'إ': 'ا', 'آ': 'ا', 'ٱ': 'ا', 'ى': 'ي', 'ة': 'ه' };
+const ARABIC_FORMS: Record<string, string> = { أ: 'ا', إ: 'ا', آ: 'ا', ٱ: 'ا', ى: 'ي', ة: 'ه' };
 
 /** Arabic letters in one form: no diacritics or tatweel, one alef, alef maksura as yeh, teh marbuta as heh. */
 export function normalizeArabic(text: string): string {
@@ -46,15 +46,21 @@ export function normalizeArabic(text: string): string {
 }
 
 const EN_STOP = new Set(
-  ('a an the and or but if then than so of to in on at by for with from about into over after before is are was were be been being am ' +
+  (
+    'a an the and or but if then than so of to in on at by for with from about into over after before is are was were be been being am ' +
     'do does did doing have has had having i me my we our you your he she it its they them their this that these those what which who whom ' +
     'whose when where why how can could should would will shall may might must not no yes there here please tell know want need get ' +
-    'any some all just also very much many more most own same such only too again further once as up down out off im ive dont').split(' '),
+    'any some all just also very much many more most own same such only too again further once as up down out off im ive dont'
+  ).split(' '),
 );
 const AR_STOP = new Set(
-  ('في من على الى إلى عن مع هل ما ماذا متى اين أين كيف لماذا كم هذا هذه ذلك تلك هو هي هم هن انا أنا نحن انت أنت انتم أنتم التي الذي ' +
+  (
+    'في من على الى إلى عن مع هل ما ماذا متى اين أين كيف لماذا كم هذا هذه ذلك تلك هو هي هم هن انا أنا نحن انت أنت انتم أنتم التي الذي ' +
     'الذين او أو ثم قد لا لم لن ان أن إن كان كانت يكون تكون كل بعض اي أي عند لدي لدى لكم لك لي به بها فيه فيها منه منها عليه عليها ' +
-    'يمكن يمكنني يمكنك اريد أريد ممكن رجاء من فضلك').split(' ').map(normalizeArabic),
+    'يمكن يمكنني يمكنك اريد أريد ممكن رجاء من فضلك'
+  )
+    .split(' ')
+    .map(normalizeArabic),
 );
 
 const ARABIC = /[\u0600-\u06FF]/;
@@ -83,7 +89,13 @@ function stemArabic(word: string): string {
  */
 const withoutFinalE = (stem: string) => (stem.length > 4 && stem.endsWith('e') ? stem.slice(0, -1) : stem);
 
-const EN_SUFFIXES = [['ies', 'y'], ['ing', ''], ['ed', ''], ['es', ''], ['s', '']] as const;
+const EN_SUFFIXES = [
+  ['ies', 'y'],
+  ['ing', ''],
+  ['ed', ''],
+  ['es', ''],
+  ['s', ''],
+] as const;
 
 function stemEnglish(word: string): string {
   if (word.length <= 3) return word;
@@ -93,7 +105,8 @@ function stemEnglish(word: string): string {
     if (suffix === 'es' && !/(?:[xz]|ch|sh|ss)es$/.test(word)) continue;
     let stem = word.slice(0, -suffix.length) + replacement;
     // "shipped" and "shipping" come to "ship", "billing" keeps its double l.
-    if ((suffix === 'ing' || suffix === 'ed') && stem.length > 3 && /([^aeioulsz])\1$/.test(stem)) stem = stem.slice(0, -1);
+    if ((suffix === 'ing' || suffix === 'ed') && stem.length > 3 && /([^aeioulsz])\1$/.test(stem))
+      stem = stem.slice(0, -1);
     return withoutFinalE(stem);
   }
   return withoutFinalE(word);
@@ -156,10 +169,12 @@ const ASKS_NUMBER = /\b(?:how (?:long|many|much|often|soon)|when)\b|(?<!\p{L})(?
 const FRAMING = /\bhow (?:long|often|soon)\b/i;
 const FRAMING_TERMS = new Set(contentTerms('long often soon take takes took taken taking'));
 /** Number words, for answers that spell their numbers out. */
-const NUMBER_TERMS = new Set(contentTerms(
-  'one two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand million ' +
-    'واحد اثنان اثنين اثني ثلاث ثلاثة أربع أربعة خمس خمسة ست ستة سبع سبعة ثماني ثمانية تسع تسعة عشر عشرة عشرون عشرين مئة مائة ألف مليون',
-));
+const NUMBER_TERMS = new Set(
+  contentTerms(
+    'one two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand million ' +
+      'واحد اثنان اثنين اثني ثلاث ثلاثة أربع أربعة خمس خمسة ست ستة سبع سبعة ثماني ثمانية تسع تسعة عشر عشرة عشرون عشرين مئة مائة ألف مليون',
+  ),
+);
 function hasNumber(text: string, terms: ReadonlySet<string>): boolean {
   if (/\p{Nd}/u.test(text)) return true;
   for (const term of NUMBER_TERMS) if (terms.has(term)) return true;
@@ -199,12 +214,15 @@ interface Candidate {
  */
 function candidates(queryTerms: string[], passages: KbPassage[], split: Sentence[][]): Candidate[] {
   const all = split.flat();
-  const weight = new Map(queryTerms.map((term) => {
-    const df = all.filter((sentence) => sentence.terms.has(term)).length;
-    return [term, Math.log(1 + (all.length + 1) / (df + 1))];
-  }));
+  const weight = new Map(
+    queryTerms.map((term) => {
+      const df = all.filter((sentence) => sentence.terms.has(term)).length;
+      return [term, Math.log(1 + (all.length + 1) / (df + 1))];
+    }),
+  );
   const total = queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
-  const coverage = (has: (term: string) => boolean) => queryTerms.reduce((sum, term) => sum + (has(term) ? (weight.get(term) ?? 0) : 0), 0) / total;
+  const coverage = (has: (term: string) => boolean) =>
+    queryTerms.reduce((sum, term) => sum + (has(term) ? (weight.get(term) ?? 0) : 0), 0) / total;
 
   const found: Candidate[] = [];
   split.forEach((sentences, passage) => {
@@ -232,11 +250,13 @@ export function answerFromKnowledge(query: string, passages: KbPassage[]): KbAns
   if (queryTerms.length === 0 || passages.length === 0) return empty;
 
   const asksNumber = queryTerms.includes(NUMBER);
-  const split = passages.map((passage) => splitSentences(passage.text, languageOf(passage.text)).map((text): Sentence => {
-    const terms = new Set(contentTerms(text));
-    if (asksNumber && hasNumber(text, terms)) terms.add(NUMBER);
-    return { text, terms };
-  }));
+  const split = passages.map((passage) =>
+    splitSentences(passage.text, languageOf(passage.text)).map((text): Sentence => {
+      const terms = new Set(contentTerms(text));
+      if (asksNumber && hasNumber(text, terms)) terms.add(NUMBER);
+      return { text, terms };
+    }),
+  );
   const scored = candidates(queryTerms, passages, split);
   const best = Math.max(0, ...scored.map((candidate) => candidate.support));
   if (best < MIN_SUPPORT) return empty;
@@ -289,6 +309,9 @@ export function phrases(language: Language) {
 
 /** The user asks for a person rather than an answer. */
 export function asksForHuman(query: string): boolean {
-  return /\b(human|real person|representative|live agent|speak to (an? )?(agent|person|someone)|talk to (an? )?(agent|person|someone))\b/i.test(query) ||
-    /(موظف|شخص حقيقي|خدمة العملاء|ممثل)/.test(query);
+  return (
+    /\b(human|real person|representative|live agent|speak to (an? )?(agent|person|someone)|talk to (an? )?(agent|person|someone))\b/i.test(
+      query,
+    ) || /(موظف|شخص حقيقي|خدمة العملاء|ممثل)/.test(query)
+  );
 }

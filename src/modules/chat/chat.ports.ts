@@ -17,7 +17,10 @@ export interface KnowledgeHit {
 }
 
 export interface KnowledgeSearch {
-  search(companyId: string, input: { query: string; topK?: number; collectionIds?: string[]; signal?: AbortSignal }): Promise<{ results: KnowledgeHit[] }>;
+  search(
+    companyId: string,
+    input: { query: string; topK?: number; collectionIds?: string[]; signal?: AbortSignal },
+  ): Promise<{ results: KnowledgeHit[] }>;
 }
 
 /** The support-queries calls a chat turn makes, inside its transaction. */
@@ -27,16 +30,19 @@ export type SupportRecorder = Pick<
 >;
 
 export interface AgentNotifier {
-  notify(executor: Executor, input: {
-    companyId: string;
-    senderId: null;
-    notificationType: 'agent_action' | 'tool_usage' | 'email_sent';
-    category: 'agent';
-    priority: 'low' | 'medium' | 'high' | 'urgent';
-    title: string;
-    message: string;
-    metadata: Record<string, string>;
-  }): Promise<unknown>;
+  notify(
+    executor: Executor,
+    input: {
+      companyId: string;
+      senderId: null;
+      notificationType: 'agent_action' | 'tool_usage' | 'email_sent';
+      category: 'agent';
+      priority: 'low' | 'medium' | 'high' | 'urgent';
+      title: string;
+      message: string;
+      metadata: Record<string, string>;
+    },
+  ): Promise<unknown>;
 }
 
 export interface ChatDeployments {

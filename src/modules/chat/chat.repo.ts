@@ -9,8 +9,17 @@ export async function insertConversation(db: Executor, values: Insertable<Conver
 export type ConversationRow = Awaited<ReturnType<typeof insertConversation>>;
 
 /** A conversation of the company (and of `agentId` when the token is bound to one). */
-export async function findConversation(db: Executor, companyId: string, conversationId: string, agentId: string | null) {
-  let query = db.selectFrom('conversations').selectAll().where('company_id', '=', companyId).where('id', '=', conversationId);
+export async function findConversation(
+  db: Executor,
+  companyId: string,
+  conversationId: string,
+  agentId: string | null,
+) {
+  let query = db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', conversationId);
   if (agentId) query = query.where('agent_id', '=', agentId);
   return query.executeTakeFirst();
 }
@@ -21,7 +30,13 @@ export interface ConversationFilter {
   status?: 'open' | 'closed' | undefined;
 }
 
-export async function listConversations(db: Executor, companyId: string, filter: ConversationFilter, skip: number, limit: number) {
+export async function listConversations(
+  db: Executor,
+  companyId: string,
+  filter: ConversationFilter,
+  skip: number,
+  limit: number,
+) {
   let base = db.selectFrom('conversations').where('company_id', '=', companyId);
   if (filter.agentId) base = base.where('agent_id', '=', filter.agentId);
   if (filter.user) base = base.where('external_user_id', '=', filter.user);
@@ -37,7 +52,13 @@ export async function updateConversation(
   db: Executor,
   companyId: string,
   conversationId: string,
-  values: { title?: string; status?: 'open' | 'closed'; closed_at?: Date; support_query_id?: string; end_user_id?: string },
+  values: {
+    title?: string;
+    status?: 'open' | 'closed';
+    closed_at?: Date;
+    support_query_id?: string;
+    end_user_id?: string;
+  },
 ) {
   return db
     .updateTable('conversations')
@@ -50,7 +71,13 @@ export async function updateConversation(
 
 /** Locks the conversation row for the turn being written (turns of one conversation serialise). */
 export async function lockConversation(db: Executor, companyId: string, conversationId: string) {
-  return db.selectFrom('conversations').selectAll().where('company_id', '=', companyId).where('id', '=', conversationId).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', conversationId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export interface NewMessage {
@@ -67,22 +94,28 @@ export interface NewMessage {
 export async function appendMessages(db: Executor, companyId: string, conversationId: string, messages: NewMessage[]) {
   const rows = await db
     .insertInto('conversation_messages')
-    .values(messages.map((message) => ({
-      company_id: companyId,
-      conversation_id: conversationId,
-      role: message.role,
-      content: message.content,
-      citations: JSON.stringify(message.citations ?? []),
-      model: message.model ?? null,
-      was_resolved: message.was_resolved ?? null,
-      response_time_ms: message.response_time_ms ?? null,
-      finish_reason: message.finish_reason ?? null,
-    })))
+    .values(
+      messages.map((message) => ({
+        company_id: companyId,
+        conversation_id: conversationId,
+        role: message.role,
+        content: message.content,
+        citations: JSON.stringify(message.citations ?? []),
+        model: message.model ?? null,
+        was_resolved: message.was_resolved ?? null,
+        response_time_ms: message.response_time_ms ?? null,
+        finish_reason: message.finish_reason ?? null,
+      })),
+    )
     .returningAll()
     .execute();
   await db
     .updateTable('conversations')
-    .set((eb) => ({ message_count: eb('message_count', '+', messages.length), last_message_at: sql`now()`, updated_at: sql`now()` }))
+    .set((eb) => ({
+      message_count: eb('message_count', '+', messages.length),
+      last_message_at: sql`now()`,
+      updated_at: sql`now()`,
+    }))
     .where('company_id', '=', companyId)
     .where('id', '=', conversationId)
     .execute();
@@ -106,17 +139,33 @@ export async function recentMessages(db: Executor, companyId: string, conversati
 }
 
 /** One page of messages after (asc) or before (desc) the cursor's sequence number. */
-export async function pageMessages(db: Executor, companyId: string, conversationId: string, order: 'asc' | 'desc', afterSeq: number | null, limit: number) {
+export async function pageMessages(
+  db: Executor,
+  companyId: string,
+  conversationId: string,
+  order: 'asc' | 'desc',
+  afterSeq: number | null,
+  limit: number,
+) {
   let query = db
     .selectFrom('conversation_messages')
     .selectAll()
     .where('company_id', '=', companyId)
     .where('conversation_id', '=', conversationId);
   if (afterSeq !== null) query = query.where('seq', order === 'asc' ? '>' : '<', afterSeq);
-  return query.orderBy('seq', order).limit(limit + 1).execute();
+  return query
+    .orderBy('seq', order)
+    .limit(limit + 1)
+    .execute();
 }
 
-export async function upsertFeedback(db: Executor, companyId: string, conversationId: string, rating: number, comment: string) {
+export async function upsertFeedback(
+  db: Executor,
+  companyId: string,
+  conversationId: string,
+  rating: number,
+  comment: string,
+) {
   return db
     .insertInto('conversation_feedback')
     .values({ company_id: companyId, conversation_id: conversationId, rating, comment })
@@ -126,11 +175,21 @@ export async function upsertFeedback(db: Executor, companyId: string, conversati
 }
 
 export async function findFeedback(db: Executor, companyId: string, conversationId: string) {
-  return db.selectFrom('conversation_feedback').select(['rating']).where('company_id', '=', companyId).where('conversation_id', '=', conversationId).executeTakeFirst();
+  return db
+    .selectFrom('conversation_feedback')
+    .select(['rating'])
+    .where('company_id', '=', companyId)
+    .where('conversation_id', '=', conversationId)
+    .executeTakeFirst();
 }
 
 /** Whether the deployment exists in the company for this agent (the deployments module's table, read only). */
-export async function deploymentExists(db: Executor, companyId: string, deploymentId: string, agentId: string): Promise<boolean> {
+export async function deploymentExists(
+  db: Executor,
+  companyId: string,
+  deploymentId: string,
+  agentId: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom('deployments')
     .select('id')

@@ -25,20 +25,37 @@ describe('MarkerFilter', () => {
 
 describe('parseAgentKey', () => {
   it('reads the four segments', () => {
-    expect(parseAgentKey('agent:3F0C2A4E-1111-4222-8333-444455556666:Web:us-east')).toEqual({ agentId: '3f0c2a4e-1111-4222-8333-444455556666', channel: 'web', region: 'us-east' });
+    expect(parseAgentKey('agent:3F0C2A4E-1111-4222-8333-444455556666:Web:us-east')).toEqual({
+      agentId: '3f0c2a4e-1111-4222-8333-444455556666',
+      channel: 'web',
+      region: 'us-east',
+    });
   });
-  it.each(['', 'agent', 'agent:x:web:us-east', 'agent:3f0c2a4e-1111-4222-8333-444455556666:web', 'agent:3f0c2a4e-1111-4222-8333-444455556666:web:us-east:extra', 'agent:3f0c2a4e-1111-4222-8333-444455556666:we b:us'])('refuses %j with 400', (value) => {
+  it.each([
+    '',
+    'agent',
+    'agent:x:web:us-east',
+    'agent:3f0c2a4e-1111-4222-8333-444455556666:web',
+    'agent:3f0c2a4e-1111-4222-8333-444455556666:web:us-east:extra',
+    'agent:3f0c2a4e-1111-4222-8333-444455556666:we b:us',
+  ])('refuses %j with 400', (value) => {
     expect(() => parseAgentKey(value)).toThrow(expect.objectContaining({ statusCode: 400 }));
   });
 });
 
 describe('parseHistory', () => {
   it('accepts user and assistant turns', () => {
-    expect(parseHistory('[{"role":"user","content":"a"},{"role":"assistant","content":"b","extra":1}]')).toEqual([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }]);
+    expect(parseHistory('[{"role":"user","content":"a"},{"role":"assistant","content":"b","extra":1}]')).toEqual([
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+    ]);
     expect(parseHistory(undefined)).toEqual([]);
     expect(parseHistory(' ')).toEqual([]);
   });
-  it.each(['{}', '[1]', '[{"role":"tool","content":"x"}]', '[{"role":"user","content":3}]', 'nope'])('refuses %s', (raw) => {
-    expect(() => parseHistory(raw)).toThrow(expect.objectContaining({ statusCode: 400 }));
-  });
+  it.each(['{}', '[1]', '[{"role":"tool","content":"x"}]', '[{"role":"user","content":3}]', 'nope'])(
+    'refuses %s',
+    (raw) => {
+      expect(() => parseHistory(raw)).toThrow(expect.objectContaining({ statusCode: 400 }));
+    },
+  );
 });

@@ -97,14 +97,23 @@ export interface RuntimeDeps {
 
 export function createChatRuntime(deps: RuntimeDeps) {
   /** The top chunks for `query` in the agent's collections (none: all of the company's knowledge). */
-  async function retrieve(companyId: string, query: string, collectionIds: readonly string[], signal: AbortSignal): Promise<KbPassage[]> {
+  async function retrieve(
+    companyId: string,
+    query: string,
+    collectionIds: readonly string[],
+    signal: AbortSignal,
+  ): Promise<KbPassage[]> {
     if (!deps.knowledge) return [];
     const scope = collectionIds.length ? { collectionIds: [...collectionIds] } : {};
     const { results } = await deps.knowledge.search(companyId, { query, topK: deps.retrievalTopK, signal, ...scope });
     return results;
   }
 
-  async function builtin(input: TurnInput, passages: KbPassage[], onText: (delta: string) => void): Promise<TurnOutcome> {
+  async function builtin(
+    input: TurnInput,
+    passages: KbPassage[],
+    onText: (delta: string) => void,
+  ): Promise<TurnOutcome> {
     const escalation = toEscalation(input.agent.escalation);
     const base = { retrieved: passages.length, model: BUILTIN_KB_MODEL };
     const say = phrases(languageOf(input.query));
@@ -115,7 +124,10 @@ export function createChatRuntime(deps: RuntimeDeps) {
     }
     const answer = answerFromKnowledge(input.query, passages);
     const parts = answer.found
-      ? [...answer.sentences, `\n\n${say.sources}: ${[...new Set(answer.citations.map((citation) => citation.title))].join('; ')}`]
+      ? [
+          ...answer.sentences,
+          `\n\n${say.sources}: ${[...new Set(answer.citations.map((citation) => citation.title))].join('; ')}`,
+        ]
       : [say.notFound, ...(escalation.enabled ? [escalation.message || say.offer] : [])];
     let text = '';
     parts.forEach((part, index) => {
@@ -126,8 +138,17 @@ export function createChatRuntime(deps: RuntimeDeps) {
     return { ...base, text, citations: answer.citations, resolved: answer.found, escalated: false };
   }
 
-  async function model(input: TurnInput, passages: KbPassage[], signal: AbortSignal, onText: (delta: string) => void): Promise<TurnOutcome> {
-    const messages: LlmMessage[] = [{ role: 'system', content: systemPrompt(input.agent, passages) }, ...input.history, { role: 'user', content: input.query }];
+  async function model(
+    input: TurnInput,
+    passages: KbPassage[],
+    signal: AbortSignal,
+    onText: (delta: string) => void,
+  ): Promise<TurnOutcome> {
+    const messages: LlmMessage[] = [
+      { role: 'system', content: systemPrompt(input.agent, passages) },
+      ...input.history,
+      { role: 'user', content: input.query },
+    ];
     const filter = new MarkerFilter();
     let text = '';
     const emit = (delta: string) => {
@@ -136,7 +157,12 @@ export function createChatRuntime(deps: RuntimeDeps) {
       onText(delta);
     };
     try {
-      for await (const delta of deps.llm.stream({ model: input.agent.model, messages, temperature: input.agent.temperature, signal })) {
+      for await (const delta of deps.llm.stream({
+        model: input.agent.model,
+        messages,
+        temperature: input.agent.temperature,
+        signal,
+      })) {
         emit(filter.push(delta));
       }
     } catch (error) {
@@ -164,7 +190,12 @@ export function createChatRuntime(deps: RuntimeDeps) {
      * Answers one user message; throws AppError 502 when the provider fails. `retrieval` is a
      * search already under way for this input; without it, the search runs first.
      */
-    async respond(input: TurnInput, signal: AbortSignal, onText: (delta: string) => void = () => undefined, retrieval?: Promise<KbPassage[]>): Promise<TurnOutcome> {
+    async respond(
+      input: TurnInput,
+      signal: AbortSignal,
+      onText: (delta: string) => void = () => undefined,
+      retrieval?: Promise<KbPassage[]>,
+    ): Promise<TurnOutcome> {
       const passages = await (retrieval ?? retrieve(input.companyId, input.query, input.agent.collection_ids, signal));
       // An agent whose provider is no longer configured falls back to the built-in responder.
       const useModel = input.agent.model !== BUILTIN_KB_MODEL && deps.llm.checkModel(input.agent.model) === null;

@@ -10,7 +10,7 @@ export const Conversation = Type.Object(
     deployment_id: Nullable(Uuid()),
     title: Type.String(),
     status: StringEnum(CONVERSATION_STATUSES),
-    user: Nullable(Type.String({ description: 'the end user\'s external id' })),
+    user: Nullable(Type.String({ description: "the end user's external id" })),
     channel: Nullable(Type.String()),
     region: Nullable(Type.String()),
     support_query_id: Nullable(Uuid()),
@@ -45,7 +45,11 @@ export type ListConversationsQuery = Static<typeof ListConversationsQuery>;
 export const UpdateConversationBody = Type.Object(
   {
     title: Type.Optional(Type.String({ maxLength: 200 })),
-    status: Type.Optional(StringEnum(CONVERSATION_STATUSES, { description: 'closed ends the conversation (and its support query) for good' })),
+    status: Type.Optional(
+      StringEnum(CONVERSATION_STATUSES, {
+        description: 'closed ends the conversation (and its support query) for good',
+      }),
+    ),
   },
   { minProperties: 1 },
 );
@@ -117,15 +121,20 @@ export const ConversationPage = Page(Type.Ref(Conversation));
  */
 export const ChatForm = Type.Object({
   agent_key: Type.String({ minLength: 1, maxLength: 300, description: 'agent:<agent uuid>:<channel>:<region slug>' }),
-  query: Type.Optional(Type.String({ maxLength: 8000, description: 'the user\'s message; optional when audio is sent' })),
+  query: Type.Optional(
+    Type.String({ maxLength: 8000, description: "the user's message; optional when audio is sent" }),
+  ),
   messages: Type.Optional(
     Type.Union([Type.String({ maxLength: 500_000 }), Type.Array(Type.Unknown(), { maxItems: 200 })], {
-      description: 'earlier turns kept by the client: a JSON array of {role: user|assistant, content} as text (a JSON body may send the array itself)',
+      description:
+        'earlier turns kept by the client: a JSON array of {role: user|assistant, content} as text (a JSON body may send the array itself)',
     }),
   ),
   conversation_id: Type.Optional(Type.String({ maxLength: 100, description: 'continue a stored conversation' })),
   user: Type.Optional(Type.String({ maxLength: 200, description: 'end-user id of your system' })),
-  audio: Type.Optional(Type.Unsafe<AudioPart>({ description: 'an audio file to transcribe as the query (multipart only)' })),
+  audio: Type.Optional(
+    Type.Unsafe<AudioPart>({ description: 'an audio file to transcribe as the query (multipart only)' }),
+  ),
 });
 export type ChatForm = Static<typeof ChatForm>;
 
@@ -150,7 +159,11 @@ export const StreamEventSchema = Type.Object(
     content: Type.String(),
     conversation_id: Type.String(),
   },
-  { additionalProperties: true, description: 'text/event-stream: `event: <type>` and `data: <this object>` per event; start, [transcribed_text], agent_text_chunk…, [chunk], end (error, end on failure); `: heartbeat` comments' },
+  {
+    additionalProperties: true,
+    description:
+      'text/event-stream: `event: <type>` and `data: <this object>` per event; start, [transcribed_text], agent_text_chunk…, [chunk], end (error, end on failure); `: heartbeat` comments',
+  },
 );
 
 /** One server-sent event's data. */

@@ -11,7 +11,16 @@ import type { Clock } from '../../lib/clock.js';
 import { findAgent } from '../agents/index.js';
 import * as repo from './chat.repo.js';
 import type { ChatDeployments, SupportRecorder } from './chat.ports.js';
-import type { Conversation, CreateConversationBody, Feedback, ListConversationsQuery, Message, MessagePage, MessagesQuery, UpdateConversationBody } from './chat.schemas.js';
+import type {
+  Conversation,
+  CreateConversationBody,
+  Feedback,
+  ListConversationsQuery,
+  Message,
+  MessagePage,
+  MessagesQuery,
+  UpdateConversationBody,
+} from './chat.schemas.js';
 
 export interface ConversationsDeps {
   db: Db;
@@ -84,7 +93,10 @@ export function createConversationsService(deps: ConversationsDeps) {
       checkAgentAllowed(caller, body.agent_id);
       const agent = await findAgent(db, caller.companyId, body.agent_id);
       if (!agent) throw AppErrors.notFound('Agent', body.agent_id);
-      if (body.deployment_id && !(await repo.deploymentExists(db, caller.companyId, body.deployment_id, body.agent_id))) {
+      if (
+        body.deployment_id &&
+        !(await repo.deploymentExists(db, caller.companyId, body.deployment_id, body.agent_id))
+      ) {
         throw AppErrors.notFound('Deployment', body.deployment_id);
       }
       // The agent's welcome message opens the conversation, so it is part of what the model sees.
@@ -98,7 +110,9 @@ export function createConversationsService(deps: ConversationsDeps) {
           external_user_id: body.user ?? null,
         });
         if (!agent.welcome_message) return toConversation(row);
-        await repo.appendMessages(trx, caller.companyId, row.id, [{ role: 'assistant', content: agent.welcome_message, finish_reason: 'stop' }]);
+        await repo.appendMessages(trx, caller.companyId, row.id, [
+          { role: 'assistant', content: agent.welcome_message, finish_reason: 'stop' },
+        ]);
         return toConversation({ ...row, message_count: 1, last_message_at: row.created_at });
       });
     },
@@ -118,9 +132,12 @@ export function createConversationsService(deps: ConversationsDeps) {
     async update(caller: ChatCaller, conversationId: string, body: UpdateConversationBody): Promise<Conversation> {
       return db.transaction().execute(async (trx) => {
         const current = await repo.lockConversation(trx, caller.companyId, conversationId);
-        if (!current || (caller.agentId && current.agent_id !== caller.agentId)) throw AppErrors.notFound('Conversation', conversationId);
+        if (!current || (caller.agentId && current.agent_id !== caller.agentId))
+          throw AppErrors.notFound('Conversation', conversationId);
         if (body.status === 'open' && current.status === 'closed') {
-          throw AppErrors.conflict(`Conversation ${conversationId} is closed; a closed conversation cannot be reopened (start a new one)`);
+          throw AppErrors.conflict(
+            `Conversation ${conversationId} is closed; a closed conversation cannot be reopened (start a new one)`,
+          );
         }
         const closing = body.status === 'closed' && current.status === 'open';
         const row = await repo.updateConversation(trx, caller.companyId, conversationId, {
@@ -140,17 +157,31 @@ export function createConversationsService(deps: ConversationsDeps) {
       const rows = await repo.pageMessages(db, caller.companyId, conversationId, query.order, after, query.limit);
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
-      return { data: page.map(toMessage), next_cursor: rows.length > query.limit && last ? encodeCursor(last.seq) : null, limit: query.limit };
+      return {
+        data: page.map(toMessage),
+        next_cursor: rows.length > query.limit && last ? encodeCursor(last.seq) : null,
+        limit: query.limit,
+      };
     },
 
     /** Rates the conversation 1–5 (a second rating replaces the first); feeds customer_satisfaction. */
-    async feedback(caller: ChatCaller, conversationId: string, rating: number, comment: string): Promise<{ feedback: Feedback; created: boolean }> {
+    async feedback(
+      caller: ChatCaller,
+      conversationId: string,
+      rating: number,
+      comment: string,
+    ): Promise<{ feedback: Feedback; created: boolean }> {
       return db.transaction().execute(async (trx) => {
         const conversation = await repo.lockConversation(trx, caller.companyId, conversationId);
-        if (!conversation || (caller.agentId && conversation.agent_id !== caller.agentId)) throw AppErrors.notFound('Conversation', conversationId);
+        if (!conversation || (caller.agentId && conversation.agent_id !== caller.agentId))
+          throw AppErrors.notFound('Conversation', conversationId);
         const row = await repo.upsertFeedback(trx, caller.companyId, conversationId, rating, comment);
         if (conversation.support_query_id && deps.supportQueries) {
-          await deps.supportQueries.recordSatisfaction(trx, { companyId: caller.companyId, queryId: conversation.support_query_id, rating });
+          await deps.supportQueries.recordSatisfaction(trx, {
+            companyId: caller.companyId,
+            queryId: conversation.support_query_id,
+            rating,
+          });
         }
         const feedback = {
           id: row.id,

@@ -87,7 +87,8 @@ export function parseHistory(raw: string | unknown[] | undefined): LlmMessage[] 
     if (!message || (message.role !== 'user' && message.role !== 'assistant')) {
       throw AppErrors.validation(`Invalid field 'messages[${index}].role': must be one of: user, assistant`);
     }
-    if (typeof message.content !== 'string') throw AppErrors.validation(`Invalid field 'messages[${index}].content': must be string`);
+    if (typeof message.content !== 'string')
+      throw AppErrors.validation(`Invalid field 'messages[${index}].content': must be string`);
     return { role: message.role, content: message.content };
   });
 }
@@ -99,10 +100,14 @@ async function transcribe(stt: SpeechToText, audio: AudioPart, signal: AbortSign
   } catch (error) {
     if (!(error instanceof SpeechError)) throw error;
     switch (error.failure) {
-      case 'audio': throw AppErrors.validation(`Invalid field 'audio': ${error.message}`);
-      case 'format': throw AppErrors.unsupportedMediaType(`Invalid field 'audio': ${error.message}`);
-      case 'unavailable': throw AppErrors.unavailable(`Speech-to-text failed: ${error.message}`);
-      case 'provider': throw new AppError(502, `Speech-to-text failed: ${error.message}`, 'BadGateway');
+      case 'audio':
+        throw AppErrors.validation(`Invalid field 'audio': ${error.message}`);
+      case 'format':
+        throw AppErrors.unsupportedMediaType(`Invalid field 'audio': ${error.message}`);
+      case 'unavailable':
+        throw AppErrors.unavailable(`Speech-to-text failed: ${error.message}`);
+      case 'provider':
+        throw new AppError(502, `Speech-to-text failed: ${error.message}`, 'BadGateway');
     }
   }
 }
@@ -111,7 +116,10 @@ export function createTurns(deps: TurnsDeps) {
   const { db, clock } = deps;
 
   /** A found record from the serving cache, else loaded (and kept if found while nothing changed). */
-  async function cached<T extends ServingRecord>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+  async function cached<T extends ServingRecord>(
+    key: string,
+    load: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     const cache = deps.serving;
     if (!cache) return load();
     const hit = cache.get(key);
@@ -121,7 +129,8 @@ export function createTurns(deps: TurnsDeps) {
     if (value) cache.set(key, value, generation);
     return value;
   }
-  const loadAgent = (companyId: string, agentId: string) => cached(`agent:${companyId}:${agentId}`, () => findAgent(db, companyId, agentId));
+  const loadAgent = (companyId: string, agentId: string) =>
+    cached(`agent:${companyId}:${agentId}`, () => findAgent(db, companyId, agentId));
   const liveDeployment = (companyId: string, key: { agentId: string; channel: string; region: string }) =>
     cached(`deployment:${companyId}:${key.agentId}:${key.channel}:${key.region}`, async () => ({
       deploymentId: (await deps.deployments!.resolveForChat(companyId, key.agentId, key.channel, key.region)).id,
@@ -133,7 +142,14 @@ export function createTurns(deps: TurnsDeps) {
    * the knowledge search and the model call on the way to the first token. The turn is saved
    * only once the row exists.
    */
-  function newConversation(caller: ChatCaller, form: ChatForm, agent: AgentRow, key: { channel: string; region: string }, deploymentId: string | null, query: string) {
+  function newConversation(
+    caller: ChatCaller,
+    form: ChatForm,
+    agent: AgentRow,
+    key: { channel: string; region: string },
+    deploymentId: string | null,
+    query: string,
+  ) {
     const history = deps.historyLimit ? parseHistory(form.messages).slice(-deps.historyLimit) : [];
     const now = clock.now();
     const conversation: repo.ConversationRow = {
@@ -167,22 +183,43 @@ export function createTurns(deps: TurnsDeps) {
     const conversation = await repo.findConversation(db, caller.companyId, conversationId, caller.agentId);
     if (!conversation) throw AppErrors.notFound('Conversation', conversationId);
     if (conversation.agent_id !== agent.id) {
-      throw AppErrors.conflict(`Conversation ${conversation.id} belongs to agent ${conversation.agent_id}, not ${agent.id}`);
+      throw AppErrors.conflict(
+        `Conversation ${conversation.id} belongs to agent ${conversation.agent_id}, not ${agent.id}`,
+      );
     }
     if (conversation.status === 'closed') throw AppErrors.conflict(`Conversation ${conversation.id} is closed`);
-    const history = (await repo.recentMessages(db, caller.companyId, conversation.id, deps.historyLimit)) as LlmMessage[];
+    const history = (await repo.recentMessages(
+      db,
+      caller.companyId,
+      conversation.id,
+      deps.historyLimit,
+    )) as LlmMessage[];
     return { conversation, history, persist: () => Promise.resolve() };
   }
 
-  async function saveTurn(turn: PreparedTurn, outcome: TurnOutcome, finish: TurnResult['finish_reason'], elapsed: number) {
+  async function saveTurn(
+    turn: PreparedTurn,
+    outcome: TurnOutcome,
+    finish: TurnResult['finish_reason'],
+    elapsed: number,
+  ) {
     const { caller } = turn;
     await turn.persist();
     return db.transaction().execute(async (trx) => {
-      const conversation = (await repo.lockConversation(trx, caller.companyId, turn.conversation.id)) ?? turn.conversation;
+      const conversation =
+        (await repo.lockConversation(trx, caller.companyId, turn.conversation.id)) ?? turn.conversation;
       const queryId = await supportQueryOf(trx, turn, conversation);
       const [, answer] = await repo.appendMessages(trx, caller.companyId, conversation.id, [
         { role: 'user', content: turn.query },
-        { role: 'assistant', content: outcome.text, citations: outcome.citations, model: outcome.model, was_resolved: outcome.resolved, response_time_ms: elapsed, finish_reason: finish },
+        {
+          role: 'assistant',
+          content: outcome.text,
+          citations: outcome.citations,
+          model: outcome.model,
+          was_resolved: outcome.resolved,
+          response_time_ms: elapsed,
+          finish_reason: finish,
+        },
       ]);
       if (queryId && deps.supportQueries && finish === 'stop') {
         await deps.supportQueries.recordAgentTurn(trx, {
@@ -195,22 +232,38 @@ export function createTurns(deps: TurnsDeps) {
           agentActions: 1,
         });
       }
-      if (deps.notifications && finish === 'stop' && !outcome.resolved) await notifyUnresolved(trx, turn, outcome, queryId, elapsed);
+      if (deps.notifications && finish === 'stop' && !outcome.resolved)
+        await notifyUnresolved(trx, turn, outcome, queryId, elapsed);
       const contact = toEscalation(turn.agent.escalation).contact_email;
       if (deps.queue && finish === 'stop' && outcome.escalated && contact) {
-        const job: EscalationEmailJob = { companyId: caller.companyId, conversationId: conversation.id, agentId: turn.agent.id, queryId, to: contact };
+        const job: EscalationEmailJob = {
+          companyId: caller.companyId,
+          conversationId: conversation.id,
+          agentId: turn.agent.id,
+          queryId,
+          to: contact,
+        };
         await deps.queue.send(trx, ESCALATION_EMAIL_JOB, job);
       }
       return answer?.id ?? null;
     });
   }
 
-  async function supportQueryOf(trx: Executor, turn: PreparedTurn, conversation: repo.ConversationRow): Promise<string | null> {
+  async function supportQueryOf(
+    trx: Executor,
+    turn: PreparedTurn,
+    conversation: repo.ConversationRow,
+  ): Promise<string | null> {
     if (!deps.supportQueries) return null;
     if (conversation.support_query_id) return conversation.support_query_id;
     const { companyId } = turn.caller;
     const externalId = conversation.external_user_id ?? `conversation:${conversation.id}`;
-    const endUser = await deps.supportQueries.ensureEndUser(trx, companyId, externalId, conversation.external_user_id ? {} : { name: 'Anonymous visitor' });
+    const endUser = await deps.supportQueries.ensureEndUser(
+      trx,
+      companyId,
+      externalId,
+      conversation.external_user_id ? {} : { name: 'Anonymous visitor' },
+    );
     const query = await deps.supportQueries.openForConversation(trx, {
       companyId,
       endUserId: endUser.id,
@@ -220,14 +273,24 @@ export function createTurns(deps: TurnsDeps) {
       subject: turn.query,
       description: turn.query,
     });
-    await repo.updateConversation(trx, companyId, conversation.id, { support_query_id: query.id, end_user_id: endUser.id });
+    await repo.updateConversation(trx, companyId, conversation.id, {
+      support_query_id: query.id,
+      end_user_id: endUser.id,
+    });
     // A rating given before the first turn (feedback on a conversation created empty) carries over.
     const feedback = await repo.findFeedback(trx, companyId, conversation.id);
-    if (feedback) await deps.supportQueries.recordSatisfaction(trx, { companyId, queryId: query.id, rating: feedback.rating });
+    if (feedback)
+      await deps.supportQueries.recordSatisfaction(trx, { companyId, queryId: query.id, rating: feedback.rating });
     return query.id;
   }
 
-  async function notifyUnresolved(trx: Executor, turn: PreparedTurn, outcome: TurnOutcome, queryId: string | null, elapsed: number) {
+  async function notifyUnresolved(
+    trx: Executor,
+    turn: PreparedTurn,
+    outcome: TurnOutcome,
+    queryId: string | null,
+    elapsed: number,
+  ) {
     const escalated = outcome.escalated;
     await deps.notifications!.notify(trx, {
       companyId: turn.caller.companyId,
@@ -235,7 +298,9 @@ export function createTurns(deps: TurnsDeps) {
       notificationType: 'agent_action',
       category: 'agent',
       priority: escalated ? 'high' : 'medium',
-      title: escalated ? `${turn.agent.title} escalated a conversation` : `${turn.agent.title} could not answer a question`,
+      title: escalated
+        ? `${turn.agent.title} escalated a conversation`
+        : `${turn.agent.title} could not answer a question`,
       message: `“${turn.query.slice(0, 300)}”${escalated ? ' — the customer is waiting for a person.' : ' — nothing relevant was found in the knowledge base.'}`,
       metadata: {
         agent_id: turn.agent.id,
@@ -255,7 +320,9 @@ export function createTurns(deps: TurnsDeps) {
     const agent = await loadAgent(caller.companyId, agentId);
     if (!agent) throw AppErrors.notFound('Agent', agentId);
     const retrievalAbort = new AbortController();
-    const retrieval = query ? deps.runtime.retrieve(caller.companyId, query, agent.collection_ids, retrievalAbort.signal) : null;
+    const retrieval = query
+      ? deps.runtime.retrieve(caller.companyId, query, agent.collection_ids, retrievalAbort.signal)
+      : null;
     retrieval?.catch(() => undefined);
     return { agent, retrieval, retrievalAbort };
   }
@@ -266,26 +333,48 @@ export function createTurns(deps: TurnsDeps) {
       const key = parseAgentKey(form.agent_key);
       checkAgentAllowed(caller, key.agentId);
       const audio = form.audio ?? null;
-      if (audio && !Buffer.isBuffer((audio as Partial<AudioPart>).buffer)) throw AppErrors.validation("Invalid field 'audio': must be a file part of a multipart form");
+      if (audio && !Buffer.isBuffer((audio as Partial<AudioPart>).buffer))
+        throw AppErrors.validation("Invalid field 'audio': must be a file part of a multipart form");
       if (audio && !deps.speech.stt) {
-        throw AppErrors.unavailable(deps.speech.reason ?? 'Speech-to-text is not configured: set ELEVENLABS_API_KEY or STT_URL to send audio');
+        throw AppErrors.unavailable(
+          deps.speech.reason ?? 'Speech-to-text is not configured: set ELEVENLABS_API_KEY or STT_URL to send audio',
+        );
       }
       const query = form.query?.trim() ?? '';
       if (!query && !audio) throw AppErrors.validation("Invalid field 'query': is required (or send an audio file)");
       // The deployment check runs alongside the agent lookup; an unknown agent is reported first.
       const deployment = deps.deployments ? liveDeployment(caller.companyId, key) : Promise.resolve(null);
       deployment.catch(() => undefined);
-      const { agent, retrieval, retrievalAbort } = await agentAndRetrieval(caller, key.agentId, query !== '' && !audio ? query : null);
+      const { agent, retrieval, retrievalAbort } = await agentAndRetrieval(
+        caller,
+        key.agentId,
+        query !== '' && !audio ? query : null,
+      );
       try {
         const [live, existing] = await Promise.allSettled([
           deployment,
-          form.conversation_id !== undefined ? existingConversation(caller, form.conversation_id, agent) : Promise.resolve(null),
+          form.conversation_id !== undefined
+            ? existingConversation(caller, form.conversation_id, agent)
+            : Promise.resolve(null),
         ]);
         if (live.status === 'rejected') throw live.reason;
         if (existing.status === 'rejected') throw existing.reason;
         const deploymentId = live.value?.deploymentId ?? null;
-        const { conversation, history, persist } = existing.value ?? newConversation(caller, form, agent, key, deploymentId, query);
-        return { caller, agent, conversation, persist, deploymentId, history, query, audio, startedAt, retrieval, retrievalAbort };
+        const { conversation, history, persist } =
+          existing.value ?? newConversation(caller, form, agent, key, deploymentId, query);
+        return {
+          caller,
+          agent,
+          conversation,
+          persist,
+          deploymentId,
+          history,
+          query,
+          audio,
+          startedAt,
+          retrieval,
+          retrievalAbort,
+        };
       } catch (error) {
         retrievalAbort.abort();
         throw error;
@@ -293,7 +382,11 @@ export function createTurns(deps: TurnsDeps) {
     },
 
     /** Answers the prepared turn, sending events through `emit` (streaming) as they happen. */
-    async run(turn: PreparedTurn, clientSignal: AbortSignal, send: (event: Omit<StreamEvent, 'conversation_id'>) => void = () => undefined): Promise<TurnResult> {
+    async run(
+      turn: PreparedTurn,
+      clientSignal: AbortSignal,
+      send: (event: Omit<StreamEvent, 'conversation_id'>) => void = () => undefined,
+    ): Promise<TurnResult> {
       // The first output of the turn starts writing a new conversation's row (saveTurn waits for it).
       let producing = false;
       const emit = (event: Omit<StreamEvent, 'conversation_id'>) => {
@@ -315,29 +408,58 @@ export function createTurns(deps: TurnsDeps) {
           emit({ type: 'transcribed_text', content: heard });
           if (!turn.query) throw AppErrors.validation('The audio contained no speech');
         }
-        outcome = await deps.runtime.respond({ companyId: turn.caller.companyId, agent: turn.agent, query: turn.query, history: turn.history }, signal, (delta) => {
-          text += delta;
-          emit({ type: 'agent_text_chunk', content: delta });
-        }, turn.retrieval ?? undefined);
+        outcome = await deps.runtime.respond(
+          { companyId: turn.caller.companyId, agent: turn.agent, query: turn.query, history: turn.history },
+          signal,
+          (delta) => {
+            text += delta;
+            emit({ type: 'agent_text_chunk', content: delta });
+          },
+          turn.retrieval ?? undefined,
+        );
         // The model stops quietly when its signal aborts; past the time limit that is a failure.
-        if (signal.aborted && !clientSignal.aborted) throw new AppError(504, `The agent did not answer within ${deps.llmTimeoutMs} ms`, 'GatewayTimeout');
-        if (outcome.citations.length) emit({ type: 'chunk', content: JSON.stringify({ kind: 'citations', citations: outcome.citations }), kind: 'citations', citations: outcome.citations });
+        if (signal.aborted && !clientSignal.aborted)
+          throw new AppError(504, `The agent did not answer within ${deps.llmTimeoutMs} ms`, 'GatewayTimeout');
+        if (outcome.citations.length)
+          emit({
+            type: 'chunk',
+            content: JSON.stringify({ kind: 'citations', citations: outcome.citations }),
+            kind: 'citations',
+            citations: outcome.citations,
+          });
       } catch (error) {
         failure = error;
       }
       const finish = clientSignal.aborted ? 'aborted' : failure ? 'error' : 'stop';
       const elapsed = clock.now().getTime() - turn.startedAt;
-      const final = finish === 'stop' && outcome ? outcome : { text, citations: [], resolved: false, escalated: false, retrieved: 0, model: turn.agent.model };
+      const final =
+        finish === 'stop' && outcome
+          ? outcome
+          : { text, citations: [], resolved: false, escalated: false, retrieved: 0, model: turn.agent.model };
       const messageId = turn.query ? await saveTurn(turn, final, finish, elapsed) : null;
       if (turn.deploymentId && deps.deployments && finish === 'error') {
-        await deps.deployments.logEvent(turn.deploymentId, 'error', `Chat turn failed: ${failure instanceof Error ? failure.message : String(failure)}`).catch(() => undefined);
+        await deps.deployments
+          .logEvent(
+            turn.deploymentId,
+            'error',
+            `Chat turn failed: ${failure instanceof Error ? failure.message : String(failure)}`,
+          )
+          .catch(() => undefined);
       }
       if (failure && finish === 'error') {
         if (failure instanceof AppError) throw failure;
-        if (signal.aborted) throw new AppError(504, `The agent did not answer within ${deps.llmTimeoutMs} ms`, 'GatewayTimeout');
+        if (signal.aborted)
+          throw new AppError(504, `The agent did not answer within ${deps.llmTimeoutMs} ms`, 'GatewayTimeout');
         throw failure;
       }
-      return { conversation_id: conversationId, agent_response_text: final.text, response_time_ms: elapsed, was_resolved: final.resolved, message_id: messageId, finish_reason: finish };
+      return {
+        conversation_id: conversationId,
+        agent_response_text: final.text,
+        response_time_ms: elapsed,
+        was_resolved: final.resolved,
+        message_id: messageId,
+        finish_reason: finish,
+      };
     },
   };
 }

@@ -35,7 +35,11 @@ export interface ChatModuleDeps {
 export function createChatModule(deps: ChatModuleDeps) {
   const supportQueries = deps.supportQueries ?? null;
   const deployments = deps.deployments ?? null;
-  const runtime = createChatRuntime({ llm: deps.llm, knowledge: deps.knowledge ?? null, retrievalTopK: deps.config.retrievalTopK });
+  const runtime = createChatRuntime({
+    llm: deps.llm,
+    knowledge: deps.knowledge ?? null,
+    retrievalTopK: deps.config.retrievalTopK,
+  });
   const notifications = deps.notifications ?? null;
   return {
     runtime,

@@ -32,7 +32,10 @@ export async function updateCompany(db: Executor, companyId: string, fields: Com
 }
 
 export async function listCompaniesOfUser(db: Executor, userId: string, skip: number, limit: number) {
-  const base = db.selectFrom('companies as c').innerJoin('company_members as m', 'm.company_id', 'c.id').where('m.user_id', '=', userId);
+  const base = db
+    .selectFrom('companies as c')
+    .innerJoin('company_members as m', 'm.company_id', 'c.id')
+    .where('m.user_id', '=', userId);
   const [rows, count] = await Promise.all([
     base.selectAll('c').orderBy('c.created_at').orderBy('c.id').offset(skip).limit(limit).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
@@ -74,7 +77,10 @@ export async function findMember(db: Executor, companyId: string, memberId: stri
 }
 
 export async function listMembers(db: Executor, companyId: string, roles: Role[] | null, skip: number, limit: number) {
-  let base = db.selectFrom('company_members as m').innerJoin('users as u', 'u.id', 'm.user_id').where('m.company_id', '=', companyId);
+  let base = db
+    .selectFrom('company_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .where('m.company_id', '=', companyId);
   if (roles) base = base.where('m.role', 'in', roles);
   const [rows, count] = await Promise.all([
     base.select(MEMBER_COLUMNS).orderBy('m.joined_at').orderBy('m.id').offset(skip).limit(limit).execute(),
@@ -98,7 +104,12 @@ export async function insertMember(db: Executor, member: { company_id: string; u
 }
 
 export async function setMemberRole(db: Executor, companyId: string, memberId: string, role: Role) {
-  await db.updateTable('company_members').set({ role }).where('company_id', '=', companyId).where('id', '=', memberId).execute();
+  await db
+    .updateTable('company_members')
+    .set({ role })
+    .where('company_id', '=', companyId)
+    .where('id', '=', memberId)
+    .execute();
 }
 
 export async function deleteMember(db: Executor, companyId: string, memberId: string) {
@@ -143,7 +154,11 @@ export async function insertInvitation(
   },
 ) {
   try {
-    return await db.insertInto('company_invitations').values(invitation).returning(INVITATION_COLUMNS).executeTakeFirstOrThrow();
+    return await db
+      .insertInto('company_invitations')
+      .values(invitation)
+      .returning(INVITATION_COLUMNS)
+      .executeTakeFirstOrThrow();
   } catch (error) {
     if (isPgError(error, PG_UNIQUE_VIOLATION)) {
       throw AppErrors.conflict(`An invitation for ${invitation.email} is already pending`);

@@ -26,80 +26,227 @@ const ListQuery = Type.Object(SkipLimit(100, 1000));
 
 export function companiesRoutes(companies: CompaniesService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post('/companies', {
-      schema: { operationId: 'createCompany', tags, summary: 'Create a company (the caller becomes its owner)', body: CreateCompanyBody, response: { 201: Type.Ref(Company), ...errors } },
-    }, async (request, reply) => reply.code(201).send(await companies.create(userCaller(request), request.body)));
+    app.post(
+      '/companies',
+      {
+        schema: {
+          operationId: 'createCompany',
+          tags,
+          summary: 'Create a company (the caller becomes its owner)',
+          body: CreateCompanyBody,
+          response: { 201: Type.Ref(Company), ...errors },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await companies.create(userCaller(request), request.body)),
+    );
 
-    app.get('/companies', {
-      schema: { operationId: 'listCompanies', tags, summary: 'Companies the caller belongs to', querystring: ListQuery, response: { 200: CompanyPage, ...errors } },
-    }, async (request) => companies.list(userCaller(request), request.query.skip, request.query.limit));
+    app.get(
+      '/companies',
+      {
+        schema: {
+          operationId: 'listCompanies',
+          tags,
+          summary: 'Companies the caller belongs to',
+          querystring: ListQuery,
+          response: { 200: CompanyPage, ...errors },
+        },
+      },
+      async (request) => companies.list(userCaller(request), request.query.skip, request.query.limit),
+    );
 
-    app.get('/companies/current', {
-      schema: { operationId: 'getCurrentCompany', tags, summary: 'The active company', response: { 200: Type.Ref(Company), ...errors } },
-    }, async (request) => companies.current(companyContext(request)));
+    app.get(
+      '/companies/current',
+      {
+        schema: {
+          operationId: 'getCurrentCompany',
+          tags,
+          summary: 'The active company',
+          response: { 200: Type.Ref(Company), ...errors },
+        },
+      },
+      async (request) => companies.current(companyContext(request)),
+    );
 
-    app.put('/companies', {
-      preHandler: requireRole('admin'),
-      schema: { operationId: 'updateCompany', tags, summary: 'Update the active company (admin)', body: UpdateCompanyBody, response: { 200: Type.Ref(Company), ...errors } },
-    }, async (request) => companies.update(companyContext(request), request.body));
+    app.put(
+      '/companies',
+      {
+        preHandler: requireRole('admin'),
+        schema: {
+          operationId: 'updateCompany',
+          tags,
+          summary: 'Update the active company (admin)',
+          body: UpdateCompanyBody,
+          response: { 200: Type.Ref(Company), ...errors },
+        },
+      },
+      async (request) => companies.update(companyContext(request), request.body),
+    );
 
-    app.post('/companies/switch/:companyId', {
-      schema: { operationId: 'switchCompany', tags, summary: 'Make one of the caller\'s companies active', params: Type.Object({ companyId: Uuid() }), response: { 200: Type.Ref(Company), ...errors } },
-    }, async (request) => companies.switchTo(userCaller(request), request.params.companyId));
+    app.post(
+      '/companies/switch/:companyId',
+      {
+        schema: {
+          operationId: 'switchCompany',
+          tags,
+          summary: "Make one of the caller's companies active",
+          params: Type.Object({ companyId: Uuid() }),
+          response: { 200: Type.Ref(Company), ...errors },
+        },
+      },
+      async (request) => companies.switchTo(userCaller(request), request.params.companyId),
+    );
 
-    app.post('/companies/members', {
-      preHandler: requireRole('admin'),
-      schema: { operationId: 'addCompanyMember', tags, summary: 'Add an existing user as a member (admin)', body: AddMemberBody, response: { 201: Type.Ref(Member), ...errors } },
-    }, async (request, reply) => {
-      const member = await companies.addMember(companyContext(request), request.body.user_id, request.body.role ?? 'member');
-      return reply.code(201).send(member);
-    });
+    app.post(
+      '/companies/members',
+      {
+        preHandler: requireRole('admin'),
+        schema: {
+          operationId: 'addCompanyMember',
+          tags,
+          summary: 'Add an existing user as a member (admin)',
+          body: AddMemberBody,
+          response: { 201: Type.Ref(Member), ...errors },
+        },
+      },
+      async (request, reply) => {
+        const member = await companies.addMember(
+          companyContext(request),
+          request.body.user_id,
+          request.body.role ?? 'member',
+        );
+        return reply.code(201).send(member);
+      },
+    );
 
-    app.get('/companies/members', {
-      schema: { operationId: 'listCompanyMembers', tags, summary: 'Members of the active company', querystring: ListQuery, response: { 200: MemberPage, ...errors } },
-    }, async (request) => companies.listMembers(companyContext(request), request.query.skip, request.query.limit));
+    app.get(
+      '/companies/members',
+      {
+        schema: {
+          operationId: 'listCompanyMembers',
+          tags,
+          summary: 'Members of the active company',
+          querystring: ListQuery,
+          response: { 200: MemberPage, ...errors },
+        },
+      },
+      async (request) => companies.listMembers(companyContext(request), request.query.skip, request.query.limit),
+    );
 
-    app.delete('/companies/members/:memberId', {
-      schema: { operationId: 'removeCompanyMember', tags, summary: 'Remove a member (admin; anyone may remove themselves)', params: Type.Object({ memberId: Uuid() }), response: { 204: Type.Null(), ...errors } },
-    }, async (request, reply) => {
-      await companies.removeMember(companyContext(request), request.params.memberId);
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      '/companies/members/:memberId',
+      {
+        schema: {
+          operationId: 'removeCompanyMember',
+          tags,
+          summary: 'Remove a member (admin; anyone may remove themselves)',
+          params: Type.Object({ memberId: Uuid() }),
+          response: { 204: Type.Null(), ...errors },
+        },
+      },
+      async (request, reply) => {
+        await companies.removeMember(companyContext(request), request.params.memberId);
+        return reply.code(204).send(null);
+      },
+    );
 
-    app.post('/companies/admins', {
-      preHandler: requireRole('admin'),
-      schema: { operationId: 'addCompanyAdmin', tags, summary: 'Make a user an administrator (admin): 201 when added, 200 when promoted', body: AddAdminBody, response: { 200: Type.Ref(Member), 201: Type.Ref(Member), ...errors } },
-    }, async (request, reply) => {
-      const { member, created } = await companies.addAdmin(companyContext(request), request.body.user_id);
-      return reply.code(created ? 201 : 200).send(member);
-    });
+    app.post(
+      '/companies/admins',
+      {
+        preHandler: requireRole('admin'),
+        schema: {
+          operationId: 'addCompanyAdmin',
+          tags,
+          summary: 'Make a user an administrator (admin): 201 when added, 200 when promoted',
+          body: AddAdminBody,
+          response: { 200: Type.Ref(Member), 201: Type.Ref(Member), ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { member, created } = await companies.addAdmin(companyContext(request), request.body.user_id);
+        return reply.code(created ? 201 : 200).send(member);
+      },
+    );
 
-    app.get('/companies/admins', {
-      schema: { operationId: 'listCompanyAdmins', tags, summary: 'Owners and admins of the active company', querystring: ListQuery, response: { 200: MemberPage, ...errors } },
-    }, async (request) => companies.listAdmins(companyContext(request), request.query.skip, request.query.limit));
+    app.get(
+      '/companies/admins',
+      {
+        schema: {
+          operationId: 'listCompanyAdmins',
+          tags,
+          summary: 'Owners and admins of the active company',
+          querystring: ListQuery,
+          response: { 200: MemberPage, ...errors },
+        },
+      },
+      async (request) => companies.listAdmins(companyContext(request), request.query.skip, request.query.limit),
+    );
 
-    app.post('/companies/invitations', {
-      preHandler: requireRole('admin'),
-      schema: { operationId: 'createCompanyInvitation', tags, summary: 'Invite someone by e-mail (admin); the token is returned once and e-mailed', body: CreateInvitationBody, response: { 201: Type.Ref(Invitation), ...errors } },
-    }, async (request, reply) => {
-      const { email, role, message } = request.body;
-      return reply.code(201).send(await companies.invite(companyContext(request), { email, role: role ?? 'member', message: message ?? '' }));
-    });
+    app.post(
+      '/companies/invitations',
+      {
+        preHandler: requireRole('admin'),
+        schema: {
+          operationId: 'createCompanyInvitation',
+          tags,
+          summary: 'Invite someone by e-mail (admin); the token is returned once and e-mailed',
+          body: CreateInvitationBody,
+          response: { 201: Type.Ref(Invitation), ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { email, role, message } = request.body;
+        return reply
+          .code(201)
+          .send(
+            await companies.invite(companyContext(request), { email, role: role ?? 'member', message: message ?? '' }),
+          );
+      },
+    );
 
-    app.get('/companies/invitations', {
-      schema: { operationId: 'listCompanyInvitations', tags, summary: 'Pending invitations of the active company', querystring: ListQuery, response: { 200: InvitationPage, ...errors } },
-    }, async (request) => companies.listInvitations(companyContext(request), request.query.skip, request.query.limit));
+    app.get(
+      '/companies/invitations',
+      {
+        schema: {
+          operationId: 'listCompanyInvitations',
+          tags,
+          summary: 'Pending invitations of the active company',
+          querystring: ListQuery,
+          response: { 200: InvitationPage, ...errors },
+        },
+      },
+      async (request) => companies.listInvitations(companyContext(request), request.query.skip, request.query.limit),
+    );
 
-    app.delete('/companies/invitations/:invitationId', {
-      preHandler: requireRole('admin'),
-      schema: { operationId: 'revokeCompanyInvitation', tags, summary: 'Revoke a pending invitation (admin)', params: Type.Object({ invitationId: Uuid() }), response: { 204: Type.Null(), ...errors } },
-    }, async (request, reply) => {
-      await companies.revokeInvitation(companyContext(request), request.params.invitationId);
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      '/companies/invitations/:invitationId',
+      {
+        preHandler: requireRole('admin'),
+        schema: {
+          operationId: 'revokeCompanyInvitation',
+          tags,
+          summary: 'Revoke a pending invitation (admin)',
+          params: Type.Object({ invitationId: Uuid() }),
+          response: { 204: Type.Null(), ...errors },
+        },
+      },
+      async (request, reply) => {
+        await companies.revokeInvitation(companyContext(request), request.params.invitationId);
+        return reply.code(204).send(null);
+      },
+    );
 
-    app.post('/companies/invitations/accept', {
-      schema: { operationId: 'acceptCompanyInvitation', tags, summary: 'Accept an invitation sent to the caller\'s e-mail', body: AcceptInvitationBody, response: { 200: AcceptedInvitation, ...errors } },
-    }, async (request) => companies.acceptInvitation(userCaller(request), request.body.token));
+    app.post(
+      '/companies/invitations/accept',
+      {
+        schema: {
+          operationId: 'acceptCompanyInvitation',
+          tags,
+          summary: "Accept an invitation sent to the caller's e-mail",
+          body: AcceptInvitationBody,
+          response: { 200: AcceptedInvitation, ...errors },
+        },
+      },
+      async (request) => companies.acceptInvitation(userCaller(request), request.body.token),
+    );
   };
 }

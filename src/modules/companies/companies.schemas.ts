@@ -80,7 +80,8 @@ export const Invitation = Type.Object(
     message: Type.String(),
     status: StringEnum(['pending', 'accepted', 'expired', 'revoked'] as const),
     token: Type.String({
-      description: 'The invitation token: in full only in the response that creates it (and in the e-mail); masked afterwards',
+      description:
+        'The invitation token: in full only in the response that creates it (and in the e-mail); masked afterwards',
     }),
     expires_at: Timestamp(),
     created_at: Timestamp(),

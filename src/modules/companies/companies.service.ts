@@ -57,7 +57,16 @@ export function toMember(row: repo.MemberRow): Member {
 }
 
 function toInvitation(
-  row: { id: string; email: string; role: Role; message: string; status: Invitation['status']; token_hint: string; expires_at: Date; created_at: Date },
+  row: {
+    id: string;
+    email: string;
+    role: Role;
+    message: string;
+    status: Invitation['status'];
+    token_hint: string;
+    expires_at: Date;
+    created_at: Date;
+  },
   token?: string,
 ): Invitation {
   return {
@@ -83,7 +92,12 @@ export function createCompaniesService(deps: CompaniesDeps) {
   /** Runs a change to who-may-do-what, then drops this instance's cached callers. */
   const changing = <T>(work: Promise<T>): Promise<T> => work.finally(deps.credentialsChanged);
 
-  async function addMemberWithin(executor: Executor, context: CompanyContext, userId: string, role: Role): Promise<Member> {
+  async function addMemberWithin(
+    executor: Executor,
+    context: CompanyContext,
+    userId: string,
+    role: Role,
+  ): Promise<Member> {
     if (role === 'owner' && context.role !== 'owner') throw AppErrors.forbidden('Only an owner can add an owner');
     return toMember(await repo.insertMember(executor, { company_id: context.companyId, user_id: userId, role }));
   }
@@ -108,12 +122,14 @@ export function createCompaniesService(deps: CompaniesDeps) {
 
     /** Any user may create a company; they become its owner (and it becomes active if they had none). */
     async create(caller: UserCaller, body: CreateCompanyBody): Promise<Company> {
-      return changing(db.transaction().execute(async (trx) => {
-        const company = await repo.insertCompany(trx, body);
-        await repo.insertMember(trx, { company_id: company.id, user_id: caller.userId, role: 'owner' });
-        if (!caller.companyId) await setActiveCompany(trx, caller.userId, company.id);
-        return toCompany(company);
-      }));
+      return changing(
+        db.transaction().execute(async (trx) => {
+          const company = await repo.insertCompany(trx, body);
+          await repo.insertMember(trx, { company_id: company.id, user_id: caller.userId, role: 'owner' });
+          if (!caller.companyId) await setActiveCompany(trx, caller.userId, company.id);
+          return toCompany(company);
+        }),
+      );
     },
 
     async list(caller: UserCaller, skip: number, limit: number): Promise<PageOf<Company>> {
@@ -166,39 +182,43 @@ export function createCompaniesService(deps: CompaniesDeps) {
     /** Makes a user an administrator: promotes a member, or adds a non-member as admin. */
     async addAdmin(context: CompanyContext, userId: string): Promise<{ member: Member; created: boolean }> {
       requireAdmin(context, 'Adding administrators');
-      return changing(db.transaction().execute(async (trx) => {
-        const existing = await repo.findMembership(trx, context.companyId, userId);
-        if (!existing) {
-          if (!(await findUser(trx, userId))) throw AppErrors.notFound('User', userId);
-          return { member: await addMemberWithin(trx, context, userId, 'admin'), created: true };
-        }
-        if (hasRole(existing.role, 'admin')) {
-          throw AppErrors.conflict(`User ${userId} is already an administrator (${existing.role})`);
-        }
-        await repo.setMemberRole(trx, context.companyId, existing.id, 'admin');
-        return { member: toMember((await repo.findMember(trx, context.companyId, existing.id))!), created: false };
-      }));
+      return changing(
+        db.transaction().execute(async (trx) => {
+          const existing = await repo.findMembership(trx, context.companyId, userId);
+          if (!existing) {
+            if (!(await findUser(trx, userId))) throw AppErrors.notFound('User', userId);
+            return { member: await addMemberWithin(trx, context, userId, 'admin'), created: true };
+          }
+          if (hasRole(existing.role, 'admin')) {
+            throw AppErrors.conflict(`User ${userId} is already an administrator (${existing.role})`);
+          }
+          await repo.setMemberRole(trx, context.companyId, existing.id, 'admin');
+          return { member: toMember((await repo.findMember(trx, context.companyId, existing.id))!), created: false };
+        }),
+      );
     },
 
     async removeMember(context: CompanyContext, memberId: string): Promise<void> {
-      await changing(db.transaction().execute(async (trx) => {
-        const member = await repo.findMember(trx, context.companyId, memberId);
-        if (!member) throw AppErrors.notFound('Member', memberId);
-        const self = member.user_id === context.userId;
-        if (!self) requireAdmin(context, 'Removing other members');
-        if (member.role === 'owner') {
-          if (!self && context.role !== 'owner') throw AppErrors.forbidden('Only an owner can remove an owner');
-          if ((await repo.lockOwners(trx, context.companyId)) <= 1) {
-            throw AppErrors.conflict('The last owner of a company cannot be removed');
+      await changing(
+        db.transaction().execute(async (trx) => {
+          const member = await repo.findMember(trx, context.companyId, memberId);
+          if (!member) throw AppErrors.notFound('Member', memberId);
+          const self = member.user_id === context.userId;
+          if (!self) requireAdmin(context, 'Removing other members');
+          if (member.role === 'owner') {
+            if (!self && context.role !== 'owner') throw AppErrors.forbidden('Only an owner can remove an owner');
+            if ((await repo.lockOwners(trx, context.companyId)) <= 1) {
+              throw AppErrors.conflict('The last owner of a company cannot be removed');
+            }
           }
-        }
-        await repo.deleteMember(trx, context.companyId, memberId);
-        const user = await findUser(trx, member.user_id);
-        if (user?.active_company_id === context.companyId) {
-          const next = (await listMemberships(trx, member.user_id))[0];
-          await setActiveCompany(trx, member.user_id, next?.company_id ?? null);
-        }
-      }));
+          await repo.deleteMember(trx, context.companyId, memberId);
+          const user = await findUser(trx, member.user_id);
+          if (user?.active_company_id === context.companyId) {
+            const next = (await listMemberships(trx, member.user_id))[0];
+            await setActiveCompany(trx, member.user_id, next?.company_id ?? null);
+          }
+        }),
+      );
     },
 
     async invite(context: CompanyContext, input: { email: string; role: Role; message: string }): Promise<Invitation> {
@@ -253,28 +273,36 @@ export function createCompaniesService(deps: CompaniesDeps) {
     /** Accepts an invitation sent to the caller's e-mail: the caller joins with the invited role. */
     async acceptInvitation(caller: UserCaller, token: string): Promise<{ company: Company; member: Member }> {
       const now = clock.now();
-      const outcome = await changing(db.transaction().execute(async (trx) => {
-        const invitation = await repo.findInvitationByTokenForUpdate(trx, hashSecret(token));
-        if (!invitation) throw AppErrors.notFound('Invitation');
-        if (invitation.status === 'pending' && invitation.expires_at <= now) {
-          // Recorded, then reported once the transaction has committed.
-          await repo.setInvitationStatus(trx, invitation.id, 'expired');
-          return { expiredAt: invitation.expires_at.toISOString() };
-        }
-        if (invitation.status !== 'pending') {
-          throw AppErrors.badRequest(
-            invitation.status === 'accepted' ? 'This invitation has already been used' : `This invitation is ${invitation.status}`,
-          );
-        }
-        if (invitation.email.toLowerCase() !== caller.email.toLowerCase()) {
-          throw AppErrors.forbidden('This invitation was sent to another e-mail address');
-        }
-        const member = await repo.insertMember(trx, { company_id: invitation.company_id, user_id: caller.userId, role: invitation.role });
-        await repo.setInvitationStatus(trx, invitation.id, 'accepted', caller.userId);
-        if (!caller.companyId) await setActiveCompany(trx, caller.userId, invitation.company_id);
-        const company = (await repo.findCompany(trx, invitation.company_id))!;
-        return { company: toCompany(company), member: toMember(member) };
-      }));
+      const outcome = await changing(
+        db.transaction().execute(async (trx) => {
+          const invitation = await repo.findInvitationByTokenForUpdate(trx, hashSecret(token));
+          if (!invitation) throw AppErrors.notFound('Invitation');
+          if (invitation.status === 'pending' && invitation.expires_at <= now) {
+            // Recorded, then reported once the transaction has committed.
+            await repo.setInvitationStatus(trx, invitation.id, 'expired');
+            return { expiredAt: invitation.expires_at.toISOString() };
+          }
+          if (invitation.status !== 'pending') {
+            throw AppErrors.badRequest(
+              invitation.status === 'accepted'
+                ? 'This invitation has already been used'
+                : `This invitation is ${invitation.status}`,
+            );
+          }
+          if (invitation.email.toLowerCase() !== caller.email.toLowerCase()) {
+            throw AppErrors.forbidden('This invitation was sent to another e-mail address');
+          }
+          const member = await repo.insertMember(trx, {
+            company_id: invitation.company_id,
+            user_id: caller.userId,
+            role: invitation.role,
+          });
+          await repo.setInvitationStatus(trx, invitation.id, 'accepted', caller.userId);
+          if (!caller.companyId) await setActiveCompany(trx, caller.userId, invitation.company_id);
+          const company = (await repo.findCompany(trx, invitation.company_id))!;
+          return { company: toCompany(company), member: toMember(member) };
+        }),
+      );
       if ('expiredAt' in outcome) throw AppErrors.badRequest(`This invitation expired at ${outcome.expiredAt}`);
       return outcome;
     },

@@ -10,7 +10,10 @@ const CHANNEL = /^[a-z0-9][a-z0-9_-]*$/;
 export function checkChannel(raw: string): FieldCheck {
   return CHANNEL.test(raw)
     ? { ok: true, value: raw }
-    : { ok: false, problem: `must be a lowercase word of letters, digits, '-' or '_' (for example web, slack, teams), got "${raw}"` };
+    : {
+        ok: false,
+        problem: `must be a lowercase word of letters, digits, '-' or '_' (for example web, slack, teams), got "${raw}"`,
+      };
 }
 
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
@@ -18,7 +21,8 @@ const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 /** Comma-separated BCP 47 language codes → canonical, de-duplicated ("EN, ar-sa" → "en,ar-SA"). */
 export function checkLanguages(raw: string): FieldCheck {
   const codes = raw.split(',').map((code) => code.trim());
-  if (codes.every((code) => code === '')) return { ok: false, problem: 'must list at least one language code, for example "en,ar"' };
+  if (codes.every((code) => code === ''))
+    return { ok: false, problem: 'must list at least one language code, for example "en,ar"' };
   const canonical: string[] = [];
   for (const code of codes) {
     let tag: string | undefined;
@@ -27,7 +31,11 @@ export function checkLanguages(raw: string): FieldCheck {
     } catch {
       tag = undefined;
     }
-    if (!tag) return { ok: false, problem: `"${code}" is not a language code (expected codes such as en, ar, en-US, separated by commas)` };
+    if (!tag)
+      return {
+        ok: false,
+        problem: `"${code}" is not a language code (expected codes such as en, ar, en-US, separated by commas)`,
+      };
     if (!canonical.includes(tag)) canonical.push(tag);
   }
   return { ok: true, value: canonical.join(',') };

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { canUpdate, DEPLOYMENT_STATUSES, transition, type DeploymentAction, type DeploymentStatus } from './deployment-state.js';
+import {
+  canUpdate,
+  DEPLOYMENT_STATUSES,
+  transition,
+  type DeploymentAction,
+  type DeploymentStatus,
+} from './deployment-state.js';
 
 // Every (status, action) pair: the expected next status, or null when the move is forbidden.
 const TABLE: Record<DeploymentAction, Partial<Record<DeploymentStatus, DeploymentStatus>>> = {

@@ -22,7 +22,11 @@ export async function findDeployment(db: Executor, companyId: string, id: string
 
 /** The row, locked until the end of the transaction: control calls on one deployment run one at a time. */
 export async function lockDeployment(trx: Executor, companyId: string, id: string): Promise<DeploymentRow | undefined> {
-  return selectDeployments(trx).where('d.company_id', '=', companyId).where('d.id', '=', id).forUpdate('d').executeTakeFirst();
+  return selectDeployments(trx)
+    .where('d.company_id', '=', companyId)
+    .where('d.id', '=', id)
+    .forUpdate('d')
+    .executeTakeFirst();
 }
 
 export interface DeploymentFilters {
@@ -32,7 +36,13 @@ export interface DeploymentFilters {
   agent_id?: string;
 }
 
-export async function listDeployments(db: Executor, companyId: string, filters: DeploymentFilters, skip: number, limit: number) {
+export async function listDeployments(
+  db: Executor,
+  companyId: string,
+  filters: DeploymentFilters,
+  skip: number,
+  limit: number,
+) {
   let where = db.selectFrom('deployments as d').where('d.company_id', '=', companyId);
   if (filters.deployable_type) where = where.where('d.deployable_type', '=', filters.deployable_type);
   if (filters.status) where = where.where('d.status', '=', filters.status);
@@ -55,7 +65,9 @@ export async function listDeployments(db: Executor, companyId: string, filters: 
 
 function liveConflict(error: unknown): never {
   if (isPgError(error, PG_UNIQUE_VIOLATION) && error.constraint === 'deployments_live_key') {
-    throw AppErrors.conflict('Another deployment of this agent is already live on this channel and region; stop it first');
+    throw AppErrors.conflict(
+      'Another deployment of this agent is already live on this channel and region; stop it first',
+    );
   }
   throw error;
 }
@@ -65,7 +77,12 @@ export async function insertDeployment(db: Executor, values: Insertable<Deployme
   return row.id;
 }
 
-export async function updateDeployment(db: Executor, companyId: string, id: string, values: Updateable<DeploymentsTable>): Promise<void> {
+export async function updateDeployment(
+  db: Executor,
+  companyId: string,
+  id: string,
+  values: Updateable<DeploymentsTable>,
+): Promise<void> {
   await db
     .updateTable('deployments')
     .set({ ...values, updated_at: sql`now()` })
@@ -80,7 +97,11 @@ export async function deleteDeployment(db: Executor, companyId: string, id: stri
 }
 
 /** The live deployment (deploying, active or paused) holding this agent, channel and region, other than `exceptId`. */
-export async function findLiveDeployment(db: Executor, key: { agentId: string; channel: string; regionId: string }, exceptId?: string) {
+export async function findLiveDeployment(
+  db: Executor,
+  key: { agentId: string; channel: string; regionId: string },
+  exceptId?: string,
+) {
   let query = db
     .selectFrom('deployments')
     .select(['id', 'status', 'company_id'])
@@ -93,7 +114,13 @@ export async function findLiveDeployment(db: Executor, key: { agentId: string; c
 }
 
 /** What chat resolves an agent_key to: the live deployment of the agent on that channel and region slug. */
-export async function findLiveForChat(db: Executor, companyId: string, agentId: string, channel: string, regionSlug: string) {
+export async function findLiveForChat(
+  db: Executor,
+  companyId: string,
+  agentId: string,
+  channel: string,
+  regionSlug: string,
+) {
   return selectDeployments(db)
     .where('d.company_id', '=', companyId)
     .where('d.agent_id', '=', agentId)
@@ -112,12 +139,20 @@ export async function insertLog(db: Executor, deploymentId: string, level: LogLe
 }
 
 /** A log entry for a deployment that may have been deleted meanwhile: written only while it exists. */
-export async function insertLogIfExists(db: Executor, deploymentId: string, level: LogLevel, message: string): Promise<boolean> {
+export async function insertLogIfExists(
+  db: Executor,
+  deploymentId: string,
+  level: LogLevel,
+  message: string,
+): Promise<boolean> {
   const result = await db
     .insertInto('deployment_logs')
     .columns(['deployment_id', 'level', 'message'])
     .expression((eb) =>
-      eb.selectFrom('deployments').select([eb.ref('id').as('deployment_id'), eb.val(level).as('level'), eb.val(message).as('message')]).where('id', '=', deploymentId),
+      eb
+        .selectFrom('deployments')
+        .select([eb.ref('id').as('deployment_id'), eb.val(level).as('level'), eb.val(message).as('message')])
+        .where('id', '=', deploymentId),
     )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -128,7 +163,10 @@ export async function insertLogIfExists(db: Executor, deploymentId: string, leve
  * pages forward by passing the last timestamp it saw). Without: the latest `limit` entries.
  */
 export async function listLogs(db: Executor, deploymentId: string, since: Date | undefined, limit: number) {
-  const base = db.selectFrom('deployment_logs').select(['id', 'level', 'message', 'created_at']).where('deployment_id', '=', deploymentId);
+  const base = db
+    .selectFrom('deployment_logs')
+    .select(['id', 'level', 'message', 'created_at'])
+    .where('deployment_id', '=', deploymentId);
   if (since) {
     return base.where('created_at', '>=', since).orderBy('created_at').orderBy('id').limit(limit).execute();
   }
@@ -142,7 +180,9 @@ export async function agentIntegrations(db: Executor, companyId: string, agentId
     .selectFrom('integrations')
     .select(['id', 'name', 'type', 'is_active'])
     .where('company_id', '=', companyId)
-    .where((eb) => (ids.length > 0 ? eb.or([eb('id', 'in', ids), eb('agent_id', '=', agentId)]) : eb('agent_id', '=', agentId)))
+    .where((eb) =>
+      ids.length > 0 ? eb.or([eb('id', 'in', ids), eb('agent_id', '=', agentId)]) : eb('agent_id', '=', agentId),
+    )
     .orderBy('name')
     .execute();
 }

@@ -38,7 +38,10 @@ function isCurrent(row: repo.DeploymentRow, job: RolloutJob): boolean {
 export async function runRollout(deps: RolloutDeps, job: RolloutJob, finish: Finish): Promise<void> {
   const row = await repo.findDeployment(deps.db, job.companyId, job.deploymentId);
   if (!row || !isCurrent(row, job)) {
-    deps.log.info({ deploymentId: job.deploymentId, attempt: job.attempt, status: row?.status ?? 'deleted' }, 'roll-out skipped: attempt no longer current');
+    deps.log.info(
+      { deploymentId: job.deploymentId, attempt: job.attempt, status: row?.status ?? 'deleted' },
+      'roll-out skipped: attempt no longer current',
+    );
     return;
   }
   const step: Step = (level, message) => repo.insertLogIfExists(deps.db, job.deploymentId, level, message);
@@ -47,13 +50,21 @@ export async function runRollout(deps: RolloutDeps, job: RolloutJob, finish: Fin
     outcome = await checkDeployment(deps, row, step);
   } catch (error) {
     deps.log.error({ err: error, deploymentId: job.deploymentId }, 'roll-out check failed');
-    outcome = { ok: false, error: 'Roll-out could not complete because of an internal error; start the deployment again' };
+    outcome = {
+      ok: false,
+      error: 'Roll-out could not complete because of an internal error; start the deployment again',
+    };
   }
   await deps.db.transaction().execute(async (trx) => {
     const current = await repo.lockDeployment(trx, job.companyId, job.deploymentId);
     if (!current) return;
     if (!isCurrent(current, job)) {
-      await repo.insertLog(trx, current.id, 'warning', `Roll-out attempt ${job.attempt} ended after the deployment became ${current.status}; its result is discarded`);
+      await repo.insertLog(
+        trx,
+        current.id,
+        'warning',
+        `Roll-out attempt ${job.attempt} ended after the deployment became ${current.status}; its result is discarded`,
+      );
       return;
     }
     await finish(trx, current, outcome);
@@ -65,14 +76,19 @@ type AgentRow = NonNullable<Awaited<ReturnType<typeof findAgent>>>;
 type Check = Promise<string | null>;
 
 async function checkDeployment(deps: RolloutDeps, row: repo.DeploymentRow, step: Step): Promise<RolloutOutcome> {
-  await step('info', `Roll-out attempt ${row.rollout_attempt} started: checking the agent, its knowledge and its integrations`);
+  await step(
+    'info',
+    `Roll-out attempt ${row.rollout_attempt} started: checking the agent, its knowledge and its integrations`,
+  );
   const agent = await findAgent(deps.db, row.company_id, row.agent_id);
   if (!agent) return { ok: false, error: `Agent ${row.agent_id} no longer exists` };
   const error =
     (await checkAgent(agent, row, step)) ??
     (await checkCollections(deps.knowledge, agent, row, step)) ??
     (await checkIntegrations(deps.db, agent, row, step));
-  return error ? { ok: false, error } : { ok: true, summary: `serving agent:${row.agent_id}:${row.channel}:${row.region_slug}` };
+  return error
+    ? { ok: false, error }
+    : { ok: true, summary: `serving agent:${row.agent_id}:${row.channel}:${row.region_slug}` };
 }
 
 /** Complete: a title, instructions (or a task description) and a model. Languages it lacks are a warning. */
@@ -87,20 +103,31 @@ async function checkAgent(agent: AgentRow, row: repo.DeploymentRow, step: Step):
   const spoken = primaryLanguages(agent.languages);
   const unsupported = primaryLanguages(row.languages).filter((code) => !spoken.includes(code));
   if (unsupported.length > 0) {
-    await step('warning', `Agent '${agent.title}' does not list ${unsupported.join(', ')} among its languages (${agent.languages || 'none'})`);
+    await step(
+      'warning',
+      `Agent '${agent.title}' does not list ${unsupported.join(', ')} among its languages (${agent.languages || 'none'})`,
+    );
   }
   return null;
 }
 
 /** Every collection of the agent exists and has no document still processing or failed. */
-async function checkCollections(knowledge: CollectionsReadiness | null, agent: AgentRow, row: repo.DeploymentRow, step: Step): Check {
+async function checkCollections(
+  knowledge: CollectionsReadiness | null,
+  agent: AgentRow,
+  row: repo.DeploymentRow,
+  step: Step,
+): Check {
   const collections = agent.collection_ids;
   if (collections.length === 0) {
     await step('info', 'Agent uses no knowledge collections');
     return null;
   }
   if (!knowledge) {
-    await step('warning', `Knowledge readiness of ${collections.length} collection(s) not checked: the knowledge base is not available`);
+    await step(
+      'warning',
+      `Knowledge readiness of ${collections.length} collection(s) not checked: the knowledge base is not available`,
+    );
     return null;
   }
   const readiness = await knowledge.collectionsReadiness(row.company_id, collections);
@@ -121,6 +148,11 @@ async function checkIntegrations(db: Db, agent: AgentRow, row: repo.DeploymentRo
   if (absent) return `Integration ${absent} no longer exists`;
   const inactive = integrations.find((integration) => !integration.is_active);
   if (inactive) return `Integration '${inactive.name}' (${inactive.id}) is inactive`;
-  await step('info', integrations.length === 0 ? 'Agent uses no integrations' : `${integrations.length} integration(s) active: ${integrations.map((i) => i.name).join(', ')}`);
+  await step(
+    'info',
+    integrations.length === 0
+      ? 'Agent uses no integrations'
+      : `${integrations.length} integration(s) active: ${integrations.map((i) => i.name).join(', ')}`,
+  );
   return null;
 }

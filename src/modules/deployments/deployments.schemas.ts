@@ -5,8 +5,15 @@ import { DEPLOYMENT_STATUSES } from './deployment-state.js';
 export const DEPLOYABLE_TYPES = ['agent', 'workflow'] as const;
 export const LOG_LEVELS = ['info', 'warning', 'error'] as const;
 
-const channel = Type.String({ minLength: 1, maxLength: 50, description: 'for example web, slack, teams; a lowercase word (it is a segment of the agent_key)' });
-const languages = Type.String({ maxLength: 500, description: 'comma-separated language codes, for example "en,ar"; defaults to the agent\'s languages' });
+const channel = Type.String({
+  minLength: 1,
+  maxLength: 50,
+  description: 'for example web, slack, teams; a lowercase word (it is a segment of the agent_key)',
+});
+const languages = Type.String({
+  maxLength: 500,
+  description: 'comma-separated language codes, for example "en,ar"; defaults to the agent\'s languages',
+});
 const config = Type.String({ maxLength: 65_536, description: 'JSON text of an object' });
 
 export const CreateDeploymentBody = Type.Object({
@@ -40,7 +47,9 @@ export const Deployment = Type.Object({
   status: StringEnum(DEPLOYMENT_STATUSES),
   config: Type.String(),
   error: Nullable(Type.String()),
-  agent_key: Type.String({ description: 'the chat agent_key that reaches this deployment: agent:<agent_id>:<channel>:<region slug>' }),
+  agent_key: Type.String({
+    description: 'the chat agent_key that reaches this deployment: agent:<agent_id>:<channel>:<region slug>',
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 });

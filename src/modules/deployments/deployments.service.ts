@@ -10,12 +10,26 @@ import type { PageOf } from '../../http/schemas.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { findAgent } from '../agents/index.js';
 import { checkChannel, checkConfig, checkLanguages, type FieldCheck } from './deployment-fields.js';
-import { ACTION_WORDS, canUpdate, isLive, transition, type ControlAction, type DeploymentAction, type DeploymentStatus } from './deployment-state.js';
+import {
+  ACTION_WORDS,
+  canUpdate,
+  isLive,
+  transition,
+  type ControlAction,
+  type DeploymentAction,
+  type DeploymentStatus,
+} from './deployment-state.js';
 import { DeploymentErrors } from './deployments.errors.js';
 import type { CollectionsReadiness, DeploymentNotification, DeploymentNotifier } from './deployments.ports.js';
 import * as repo from './deployments.repo.js';
 import { ROLLOUT_JOB, runRollout, type RolloutJob } from './deployments.rollout.js';
-import type { CreateDeploymentBody, Deployment, ListDeploymentsQuery, LogEntry, UpdateDeploymentBody } from './deployments.schemas.js';
+import type {
+  CreateDeploymentBody,
+  Deployment,
+  ListDeploymentsQuery,
+  LogEntry,
+  UpdateDeploymentBody,
+} from './deployments.schemas.js';
 import type { LogLevel } from './deployments.tables.js';
 
 export interface DeploymentsDeps {
@@ -24,7 +38,11 @@ export interface DeploymentsDeps {
   publicBaseUrl: string;
   notifications?: DeploymentNotifier | null;
   knowledge?: CollectionsReadiness | null;
-  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log: {
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+  };
   /** Called once deployments may have changed (this instance's serving cache; others hear it from the database). */
   servingChanged?: () => void;
 }
@@ -82,12 +100,21 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   async function regionSlug(executor: Executor, regionId: string): Promise<string> {
     const region = await repo.findRegion(executor, regionId);
-    if (!region) throw DeploymentErrors.invalidField('region_id', `unknown region ${regionId} (see GET /api/public/regions)`);
+    if (!region)
+      throw DeploymentErrors.invalidField('region_id', `unknown region ${regionId} (see GET /api/public/regions)`);
     return region.slug;
   }
 
-  async function ensureKeyFree(executor: Executor, row: { id?: string; agent_id: string; channel: string; region_id: string }, slug: string) {
-    const other = await repo.findLiveDeployment(executor, { agentId: row.agent_id, channel: row.channel, regionId: row.region_id }, row.id);
+  async function ensureKeyFree(
+    executor: Executor,
+    row: { id?: string; agent_id: string; channel: string; region_id: string },
+    slug: string,
+  ) {
+    const other = await repo.findLiveDeployment(
+      executor,
+      { agentId: row.agent_id, channel: row.channel, regionId: row.region_id },
+      row.id,
+    );
     if (other) throw DeploymentErrors.liveConflict(other.id, other.status, row.channel, slug);
   }
 
@@ -98,7 +125,12 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
   }
 
   /** Moves a locked row by `action`: 409 when the state machine forbids it. Returns the new row. */
-  async function applyTransition(trx: Executor, row: repo.DeploymentRow, action: DeploymentAction, options: TransitionOptions) {
+  async function applyTransition(
+    trx: Executor,
+    row: repo.DeploymentRow,
+    action: DeploymentAction,
+    options: TransitionOptions,
+  ) {
     const result = transition(row.status, action);
     if (!result.allowed) throw DeploymentErrors.invalidTransition(row.status, action, result.allowedFrom);
     if (action === 'start') await ensureKeyFree(trx, row, row.region_slug);
@@ -110,7 +142,12 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     });
     const summary = `Deployment ${ACTION_WORDS[action]}: ${result.from} → ${result.to}`;
     const detail = options.error ?? options.reason;
-    await repo.insertLog(trx, row.id, action === 'fail' ? 'error' : 'info', detail ? `${summary} (${detail})` : summary);
+    await repo.insertLog(
+      trx,
+      row.id,
+      action === 'fail' ? 'error' : 'info',
+      detail ? `${summary} (${detail})` : summary,
+    );
     await deps.notifications?.notify(trx, {
       companyId: row.company_id,
       senderId: options.actorId,
@@ -119,7 +156,13 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       priority: PRIORITY[action],
       title: `Deployment ${ACTION_WORDS[action]}`,
       message: `Deployment ${row.id} of agent ${row.agent_id} on ${row.channel} in ${row.region_slug} ${action === 'succeed' ? 'is active' : `is ${result.to}`}${detail ? `: ${detail}` : ''}`,
-      metadata: { deployment_id: row.id, agent_id: row.agent_id, action_type: `deployment_${action}`, status: result.to, previous_status: result.from },
+      metadata: {
+        deployment_id: row.id,
+        agent_id: row.agent_id,
+        action_type: `deployment_${action}`,
+        status: result.to,
+        previous_status: result.from,
+      },
       actionUrl: `${deps.publicBaseUrl}/api/public/deployments/${row.id}`,
     });
     if (starting) {
@@ -134,15 +177,22 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
   const service = {
     async create(context: CompanyContext, body: CreateDeploymentBody): Promise<Deployment> {
       if (body.deployable_type === 'workflow') {
-        throw DeploymentErrors.invalidField('deployable_type', 'workflow deployments are not available: this service has no workflows yet; deploy an agent');
+        throw DeploymentErrors.invalidField(
+          'deployable_type',
+          'workflow deployments are not available: this service has no workflows yet; deploy an agent',
+        );
       }
       const channel = field('channel', checkChannel(body.channel));
       const config = body.config === undefined ? '{}' : field('config', checkConfig(body.config));
       const id = await db.transaction().execute(async (trx) => {
         const agent = await findAgent(trx, context.companyId, body.deployable_id);
-        if (!agent) throw DeploymentErrors.invalidField('deployable_id', `no agent ${body.deployable_id} in your company`);
+        if (!agent)
+          throw DeploymentErrors.invalidField('deployable_id', `no agent ${body.deployable_id} in your company`);
         await regionSlug(trx, body.region_id);
-        const languages = body.languages !== undefined ? field('languages', checkLanguages(body.languages)) : agentLanguages(agent.languages);
+        const languages =
+          body.languages !== undefined
+            ? field('languages', checkLanguages(body.languages))
+            : agentLanguages(agent.languages);
         const newId = await repo.insertDeployment(trx, {
           company_id: context.companyId,
           user_id: context.userId,
@@ -179,45 +229,70 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       if (body.languages !== undefined) changes.languages = field('languages', checkLanguages(body.languages));
       if (body.config !== undefined) changes.config = field('config', checkConfig(body.config));
       if (body.region_id !== undefined) changes.region_id = body.region_id;
-      const row = await changing(db.transaction().execute(async (trx) => {
-        const current = await lockOrThrow(trx, context.companyId, id);
-        if (!canUpdate(current.status)) throw DeploymentErrors.deployingNoUpdate();
-        const slug = changes.region_id ? await regionSlug(trx, changes.region_id) : current.region_slug;
-        const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter((key) => changes[key] !== current[key]);
-        if (changed.length === 0) return current;
-        const next = { ...current, ...changes };
-        if (isLive(current.status)) await ensureKeyFree(trx, next, slug);
-        await repo.updateDeployment(trx, context.companyId, id, changes);
-        const described = changed.map((key) => (key === 'config' ? 'config' : `${key} ${current[key] || '""'} → ${changes[key]}`));
-        const when = isLive(current.status) ? ` while ${current.status}; applied at once` : '';
-        await repo.insertLog(trx, id, 'info', `Settings updated${when}: ${described.join(', ')}`);
-        return (await repo.findDeployment(trx, context.companyId, id))!;
-      }));
+      const row = await changing(
+        db.transaction().execute(async (trx) => {
+          const current = await lockOrThrow(trx, context.companyId, id);
+          if (!canUpdate(current.status)) throw DeploymentErrors.deployingNoUpdate();
+          const slug = changes.region_id ? await regionSlug(trx, changes.region_id) : current.region_slug;
+          const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter(
+            (key) => changes[key] !== current[key],
+          );
+          if (changed.length === 0) return current;
+          const next = { ...current, ...changes };
+          if (isLive(current.status)) await ensureKeyFree(trx, next, slug);
+          await repo.updateDeployment(trx, context.companyId, id, changes);
+          const described = changed.map((key) =>
+            key === 'config' ? 'config' : `${key} ${current[key] || '""'} → ${changes[key]}`,
+          );
+          const when = isLive(current.status) ? ` while ${current.status}; applied at once` : '';
+          await repo.insertLog(trx, id, 'info', `Settings updated${when}: ${described.join(', ')}`);
+          return (await repo.findDeployment(trx, context.companyId, id))!;
+        }),
+      );
       return toDeployment(row);
     },
 
     /** Deletes a deployment; a live one (deploying, active, paused) is stopped first. */
     async remove(context: CompanyContext, id: string): Promise<void> {
-      await changing(db.transaction().execute(async (trx) => {
-        const row = await lockOrThrow(trx, context.companyId, id);
-        if (isLive(row.status)) await applyTransition(trx, row, 'stop', { actorId: context.userId, reason: 'the deployment is being deleted' });
-        await repo.deleteDeployment(trx, context.companyId, id);
-      }));
+      await changing(
+        db.transaction().execute(async (trx) => {
+          const row = await lockOrThrow(trx, context.companyId, id);
+          if (isLive(row.status))
+            await applyTransition(trx, row, 'stop', {
+              actorId: context.userId,
+              reason: 'the deployment is being deleted',
+            });
+          await repo.deleteDeployment(trx, context.companyId, id);
+        }),
+      );
     },
 
     async control(context: CompanyContext, id: string, action: ControlAction): Promise<Deployment> {
-      const row = await changing(db.transaction().execute(async (trx) => {
-        const current = await lockOrThrow(trx, context.companyId, id);
-        return applyTransition(trx, current, action, { actorId: context.userId });
-      }));
+      const row = await changing(
+        db.transaction().execute(async (trx) => {
+          const current = await lockOrThrow(trx, context.companyId, id);
+          return applyTransition(trx, current, action, { actorId: context.userId });
+        }),
+      );
       return toDeployment(row);
     },
 
-    async logs(context: CompanyContext, id: string, since: Date | undefined, limit: number): Promise<{ logs: LogEntry[] }> {
+    async logs(
+      context: CompanyContext,
+      id: string,
+      since: Date | undefined,
+      limit: number,
+    ): Promise<{ logs: LogEntry[] }> {
       const row = await repo.findDeployment(db, context.companyId, id);
       if (!row) throw DeploymentErrors.notFound(id);
       const entries = await repo.listLogs(db, id, since, limit);
-      return { logs: entries.map((entry) => ({ timestamp: entry.created_at.toISOString(), level: entry.level, message: entry.message })) };
+      return {
+        logs: entries.map((entry) => ({
+          timestamp: entry.created_at.toISOString(),
+          level: entry.level,
+          message: entry.message,
+        })),
+      };
     },
 
     /**
@@ -238,12 +313,14 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
     /** The roll-out job's handler (deployments.rollout.ts). */
     async runRollout(job: RolloutJob): Promise<void> {
-      await changing(runRollout({ db, knowledge: deps.knowledge ?? null, log: deps.log }, job, async (trx, row, outcome) => {
-        await applyTransition(trx, row, outcome.ok ? 'succeed' : 'fail', {
-          actorId: row.started_by,
-          ...(outcome.ok ? { reason: outcome.summary } : { error: outcome.error }),
-        });
-      }));
+      await changing(
+        runRollout({ db, knowledge: deps.knowledge ?? null, log: deps.log }, job, async (trx, row, outcome) => {
+          await applyTransition(trx, row, outcome.ok ? 'succeed' : 'fail', {
+            actorId: row.started_by,
+            ...(outcome.ok ? { reason: outcome.summary } : { error: outcome.error }),
+          });
+        }),
+      );
     },
   };
   return service;

@@ -37,14 +37,23 @@ export async function bootstrap(db: Db, settings: BootstrapSettings): Promise<Bo
 
     const company = await insertCompany(trx, { name: 'Default company' });
     const user =
-      (await trx.selectFrom('users').select('id').where(sql`lower(email)`, '=', settings.adminEmail).executeTakeFirst()) ??
+      (await trx
+        .selectFrom('users')
+        .select('id')
+        .where(sql`lower(email)`, '=', settings.adminEmail)
+        .executeTakeFirst()) ??
       (await insertUser(trx, { email: settings.adminEmail, first_name: 'Admin', last_name: '' }));
     await insertMember(trx, { company_id: company.id, user_id: user.id, role: 'owner' });
     await setActiveCompany(trx, user.id, company.id);
 
     const apiKey = settings.apiKey ?? generateSecret('sk_');
     const apiToken = settings.apiToken ?? generateSecret('ct_');
-    await insertApiKey(trx, { user_id: user.id, name: 'bootstrap', key_hash: hashSecret(apiKey), key_hint: secretHint(apiKey) });
+    await insertApiKey(trx, {
+      user_id: user.id,
+      name: 'bootstrap',
+      key_hash: hashSecret(apiKey),
+      key_hint: secretHint(apiKey),
+    });
     await insertChatToken(trx, {
       company_id: company.id,
       agent_id: null,
@@ -68,7 +77,8 @@ export async function bootstrap(db: Db, settings: BootstrapSettings): Promise<Bo
 /** The lines printed once after a bootstrap. */
 export function describeBootstrap(result: BootstrapResult): string {
   if (!result.created) return '';
-  const show = (secret: string, generated: boolean) => (generated ? secret : `(the value of the environment variable, ${secretHint(secret)})`);
+  const show = (secret: string, generated: boolean) =>
+    generated ? secret : `(the value of the environment variable, ${secretHint(secret)})`;
   return [
     '',
     '  Switchboard bootstrap: created "Default company" and its owner.',

@@ -43,7 +43,8 @@ export async function insertUser(db: Executor, user: { email: string; first_name
   try {
     return await db.insertInto('users').values(user).returning(USER_COLUMNS).executeTakeFirstOrThrow();
   } catch (error) {
-    if (isPgError(error, PG_UNIQUE_VIOLATION)) throw AppErrors.conflict(`A user with e-mail ${user.email} already exists`);
+    if (isPgError(error, PG_UNIQUE_VIOLATION))
+      throw AppErrors.conflict(`A user with e-mail ${user.email} already exists`);
     throw error;
   }
 }
@@ -69,7 +70,10 @@ export async function listMemberships(db: Executor, userId: string) {
 
 const API_KEY_COLUMNS = ['id', 'name', 'key_hint', 'created_at'] as const;
 
-export async function insertApiKey(db: Executor, key: { user_id: string; name: string; key_hash: Buffer; key_hint: string }) {
+export async function insertApiKey(
+  db: Executor,
+  key: { user_id: string; name: string; key_hash: Buffer; key_hint: string },
+) {
   return db.insertInto('api_keys').values(key).returning(API_KEY_COLUMNS).executeTakeFirstOrThrow();
 }
 
@@ -98,7 +102,14 @@ const CHAT_TOKEN_COLUMNS = ['id', 'name', 'agent_id', 'token_hint', 'created_by'
 
 export async function insertChatToken(
   db: Executor,
-  token: { company_id: string; agent_id: string | null; name: string; token_hash: Buffer; token_hint: string; created_by: string | null },
+  token: {
+    company_id: string;
+    agent_id: string | null;
+    name: string;
+    token_hash: Buffer;
+    token_hint: string;
+    created_by: string | null;
+  },
 ) {
   return db.insertInto('chat_tokens').values(token).returning(CHAT_TOKEN_COLUMNS).executeTakeFirstOrThrow();
 }

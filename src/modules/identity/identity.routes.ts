@@ -21,46 +21,127 @@ const ListQuery = Type.Object(SkipLimit(100, 1000));
 
 export function identityRoutes(identity: IdentityService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/users/me', {
-      schema: { operationId: 'getMe', tags: ['users'], summary: 'The caller, their memberships and active company', response: { 200: Me, ...errors } },
-    }, async (request) => identity.me(userCaller(request)));
+    app.get(
+      '/users/me',
+      {
+        schema: {
+          operationId: 'getMe',
+          tags: ['users'],
+          summary: 'The caller, their memberships and active company',
+          response: { 200: Me, ...errors },
+        },
+      },
+      async (request) => identity.me(userCaller(request)),
+    );
 
-    app.post('/users', {
-      preHandler: requireRole('admin'),
-      schema: { operationId: 'createUser', tags: ['users'], summary: 'Create a user (admin), optionally as a member; returns their first API key once', body: CreateUserBody, response: { 201: CreatedUser, ...errors } },
-    }, async (request, reply) => reply.code(201).send(await identity.createUser(companyContext(request), request.body)));
+    app.post(
+      '/users',
+      {
+        preHandler: requireRole('admin'),
+        schema: {
+          operationId: 'createUser',
+          tags: ['users'],
+          summary: 'Create a user (admin), optionally as a member; returns their first API key once',
+          body: CreateUserBody,
+          response: { 201: CreatedUser, ...errors },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await identity.createUser(companyContext(request), request.body)),
+    );
 
-    app.get('/api-keys', {
-      schema: { operationId: 'listApiKeys', tags: ['api-keys'], summary: 'The caller\'s live API keys', querystring: ListQuery, response: { 200: ApiKeyPage, ...errors } },
-    }, async (request) => identity.listApiKeys(userCaller(request), request.query.skip, request.query.limit));
+    app.get(
+      '/api-keys',
+      {
+        schema: {
+          operationId: 'listApiKeys',
+          tags: ['api-keys'],
+          summary: "The caller's live API keys",
+          querystring: ListQuery,
+          response: { 200: ApiKeyPage, ...errors },
+        },
+      },
+      async (request) => identity.listApiKeys(userCaller(request), request.query.skip, request.query.limit),
+    );
 
-    app.post('/api-keys', {
-      schema: { operationId: 'createApiKey', tags: ['api-keys'], summary: 'Create an API key for the caller (the secret is returned once)', body: CreateApiKeyBody, response: { 201: CreatedApiKey, ...errors } },
-    }, async (request, reply) => reply.code(201).send(await identity.createApiKey(userCaller(request), request.body.name ?? '')));
+    app.post(
+      '/api-keys',
+      {
+        schema: {
+          operationId: 'createApiKey',
+          tags: ['api-keys'],
+          summary: 'Create an API key for the caller (the secret is returned once)',
+          body: CreateApiKeyBody,
+          response: { 201: CreatedApiKey, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await identity.createApiKey(userCaller(request), request.body.name ?? '')),
+    );
 
-    app.delete('/api-keys/:keyId', {
-      schema: { operationId: 'revokeApiKey', tags: ['api-keys'], summary: 'Revoke one of the caller\'s keys (effective at once)', params: Type.Object({ keyId: Uuid() }), response: { 204: Type.Null(), ...errors } },
-    }, async (request, reply) => {
-      await identity.revokeApiKey(userCaller(request), request.params.keyId);
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      '/api-keys/:keyId',
+      {
+        schema: {
+          operationId: 'revokeApiKey',
+          tags: ['api-keys'],
+          summary: "Revoke one of the caller's keys (effective at once)",
+          params: Type.Object({ keyId: Uuid() }),
+          response: { 204: Type.Null(), ...errors },
+        },
+      },
+      async (request, reply) => {
+        await identity.revokeApiKey(userCaller(request), request.params.keyId);
+        return reply.code(204).send(null);
+      },
+    );
 
-    app.get('/chat-tokens', {
-      preHandler: requireRole('developer'),
-      schema: { operationId: 'listChatTokens', tags: ['chat-tokens'], summary: 'The company\'s live chat tokens (developer)', querystring: ListQuery, response: { 200: ChatTokenPage, ...errors } },
-    }, async (request) => identity.listChatTokens(companyContext(request), request.query.skip, request.query.limit));
+    app.get(
+      '/chat-tokens',
+      {
+        preHandler: requireRole('developer'),
+        schema: {
+          operationId: 'listChatTokens',
+          tags: ['chat-tokens'],
+          summary: "The company's live chat tokens (developer)",
+          querystring: ListQuery,
+          response: { 200: ChatTokenPage, ...errors },
+        },
+      },
+      async (request) => identity.listChatTokens(companyContext(request), request.query.skip, request.query.limit),
+    );
 
-    app.post('/chat-tokens', {
-      preHandler: requireRole('developer'),
-      schema: { operationId: 'createChatToken', tags: ['chat-tokens'], summary: 'Create a chat token (developer), optionally bound to one agent', body: CreateChatTokenBody, response: { 201: CreatedChatToken, ...errors } },
-    }, async (request, reply) => reply.code(201).send(await identity.createChatToken(companyContext(request), request.body)));
+    app.post(
+      '/chat-tokens',
+      {
+        preHandler: requireRole('developer'),
+        schema: {
+          operationId: 'createChatToken',
+          tags: ['chat-tokens'],
+          summary: 'Create a chat token (developer), optionally bound to one agent',
+          body: CreateChatTokenBody,
+          response: { 201: CreatedChatToken, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await identity.createChatToken(companyContext(request), request.body)),
+    );
 
-    app.delete('/chat-tokens/:tokenId', {
-      preHandler: requireRole('developer'),
-      schema: { operationId: 'revokeChatToken', tags: ['chat-tokens'], summary: 'Revoke a chat token (developer)', params: Type.Object({ tokenId: Uuid() }), response: { 204: Type.Null(), ...errors } },
-    }, async (request, reply) => {
-      await identity.revokeChatToken(companyContext(request), request.params.tokenId);
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      '/chat-tokens/:tokenId',
+      {
+        preHandler: requireRole('developer'),
+        schema: {
+          operationId: 'revokeChatToken',
+          tags: ['chat-tokens'],
+          summary: 'Revoke a chat token (developer)',
+          params: Type.Object({ tokenId: Uuid() }),
+          response: { 204: Type.Null(), ...errors },
+        },
+      },
+      async (request, reply) => {
+        await identity.revokeChatToken(companyContext(request), request.params.tokenId);
+        return reply.code(204).send(null);
+      },
+    );
   };
 }

@@ -71,9 +71,11 @@ export const CreateUserBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 200, description: 'full name; split into first and last name' })),
   first_name: Type.Optional(Type.String({ maxLength: 100 })),
   last_name: Type.Optional(Type.String({ maxLength: 100 })),
-  role: Type.Optional(StringEnum(['owner', 'admin', 'developer', 'member'] as const, {
-    description: 'when given, the user also becomes a member of the current company with this role',
-  })),
+  role: Type.Optional(
+    StringEnum(['owner', 'admin', 'developer', 'member'] as const, {
+      description: 'when given, the user also becomes a member of the current company with this role',
+    }),
+  ),
 });
 
 export const CreatedUser = Type.Object({

@@ -68,7 +68,12 @@ export function createIdentityService(deps: IdentityDeps) {
 
   async function newApiKey(executor: Executor, userId: string, name: string, secret?: string): Promise<CreatedApiKey> {
     const key = secret ?? generateSecret('sk_');
-    const row = await repo.insertApiKey(executor, { user_id: userId, name, key_hash: hashSecret(key), key_hint: secretHint(key) });
+    const row = await repo.insertApiKey(executor, {
+      user_id: userId,
+      name,
+      key_hash: hashSecret(key),
+      key_hint: secretHint(key),
+    });
     return { ...toApiKey(row), key };
   }
 
@@ -107,7 +112,10 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     async me(caller: UserCaller): Promise<Me> {
-      const [user, memberships] = await Promise.all([repo.findUser(db, caller.userId), repo.listMemberships(db, caller.userId)]);
+      const [user, memberships] = await Promise.all([
+        repo.findUser(db, caller.userId),
+        repo.listMemberships(db, caller.userId),
+      ]);
       if (!user) throw AppErrors.notFound('User');
       return {
         ...toUser(user),
@@ -131,16 +139,19 @@ export function createIdentityService(deps: IdentityDeps) {
       if (input.role === 'owner' && context.role !== 'owner') {
         throw AppErrors.forbidden('Only an owner can create another owner');
       }
-      return db.transaction().execute(async (trx) => {
-        const user = await repo.insertUser(trx, { email: input.email.toLowerCase(), ...names(input) });
-        let member = null;
-        if (input.role) {
-          member = await deps.companies.addMemberWithin(trx, context, user.id, input.role);
-          await repo.setActiveCompany(trx, user.id, context.companyId);
-        }
-        const apiKey = await newApiKey(trx, user.id, 'first key');
-        return { user: toUser(user), member, api_key: apiKey };
-      }).finally(() => callers.clear());
+      return db
+        .transaction()
+        .execute(async (trx) => {
+          const user = await repo.insertUser(trx, { email: input.email.toLowerCase(), ...names(input) });
+          let member = null;
+          if (input.role) {
+            member = await deps.companies.addMemberWithin(trx, context, user.id, input.role);
+            await repo.setActiveCompany(trx, user.id, context.companyId);
+          }
+          const apiKey = await newApiKey(trx, user.id, 'first key');
+          return { user: toUser(user), member, api_key: apiKey };
+        })
+        .finally(() => callers.clear());
     },
 
     async listApiKeys(caller: UserCaller, skip: number, limit: number): Promise<PageOf<ApiKey>> {

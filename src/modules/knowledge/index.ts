@@ -35,9 +35,16 @@ export function createKnowledgeModule(
   },
 ) {
   const maxChunks = config.searchMemoryMaxChunks;
-  const memory = maxChunks > 0
-    ? createMemoryLanes({ db: deps.db, maxChunks, budgetChunks: maxChunks * 4, isEnabled: deps.changesHeard, log: deps.log })
-    : null;
+  const memory =
+    maxChunks > 0
+      ? createMemoryLanes({
+          db: deps.db,
+          maxChunks,
+          budgetChunks: maxChunks * 4,
+          isEnabled: deps.changesHeard,
+          log: deps.log,
+        })
+      : null;
   const service = createKnowledgeService({ ...deps, memory, maxUploadBytes: config.maxUploadBytes });
   return Object.assign(service, {
     /** A company's knowledge changed on some instance (no id: anything may have changed). */

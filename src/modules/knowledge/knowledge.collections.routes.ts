@@ -13,31 +13,78 @@ const Params = Type.Object({ collectionId: Uuid() });
 
 export function collectionsRoutes(knowledge: KnowledgeService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post('/collections', {
-      schema: { operationId: 'createCollection', tags, summary: 'Create a collection', body: CreateCollectionBody, response: { 201: Type.Ref(Collection), ...errors } },
-    }, async (request, reply) => reply.code(201).send(await knowledge.createCollection(companyContext(request), request.body)));
-
-    app.get('/collections', {
-      schema: { operationId: 'listCollections', tags, summary: 'Collections of the company', querystring: Type.Object(SkipLimit(100, 1000)), response: { 200: Type.Array(Type.Ref(Collection)), ...errors } },
-    }, async (request) => knowledge.listCollections(companyContext(request), request.query.skip, request.query.limit));
-
-    app.get('/collections/:collectionId', {
-      schema: { operationId: 'getCollection', tags, summary: 'A collection', params: Params, response: { 200: Type.Ref(Collection), ...errors } },
-    }, async (request) => knowledge.getCollection(companyContext(request), request.params.collectionId));
-
-    app.put('/collections/:collectionId', {
-      schema: { operationId: 'updateCollection', tags, summary: 'Update name, description or privacy', params: Params, body: UpdateCollectionBody, response: { 200: Type.Ref(Collection), ...errors } },
-    }, async (request) => knowledge.updateCollection(companyContext(request), request.params.collectionId, request.body));
-
-    app.delete('/collections/:collectionId', {
-      schema: {
-        operationId: 'deleteCollection',
-        tags,
-        summary: 'Delete a collection; its documents are detached, or deleted with ?cascade=true',
-        params: Params,
-        querystring: Type.Object({ cascade: Type.Boolean({ default: false }) }),
-        response: { 200: DeleteStatus, ...errors },
+    app.post(
+      '/collections',
+      {
+        schema: {
+          operationId: 'createCollection',
+          tags,
+          summary: 'Create a collection',
+          body: CreateCollectionBody,
+          response: { 201: Type.Ref(Collection), ...errors },
+        },
       },
-    }, async (request) => knowledge.deleteCollection(companyContext(request), request.params.collectionId, request.query.cascade));
+      async (request, reply) =>
+        reply.code(201).send(await knowledge.createCollection(companyContext(request), request.body)),
+    );
+
+    app.get(
+      '/collections',
+      {
+        schema: {
+          operationId: 'listCollections',
+          tags,
+          summary: 'Collections of the company',
+          querystring: Type.Object(SkipLimit(100, 1000)),
+          response: { 200: Type.Array(Type.Ref(Collection)), ...errors },
+        },
+      },
+      async (request) => knowledge.listCollections(companyContext(request), request.query.skip, request.query.limit),
+    );
+
+    app.get(
+      '/collections/:collectionId',
+      {
+        schema: {
+          operationId: 'getCollection',
+          tags,
+          summary: 'A collection',
+          params: Params,
+          response: { 200: Type.Ref(Collection), ...errors },
+        },
+      },
+      async (request) => knowledge.getCollection(companyContext(request), request.params.collectionId),
+    );
+
+    app.put(
+      '/collections/:collectionId',
+      {
+        schema: {
+          operationId: 'updateCollection',
+          tags,
+          summary: 'Update name, description or privacy',
+          params: Params,
+          body: UpdateCollectionBody,
+          response: { 200: Type.Ref(Collection), ...errors },
+        },
+      },
+      async (request) => knowledge.updateCollection(companyContext(request), request.params.collectionId, request.body),
+    );
+
+    app.delete(
+      '/collections/:collectionId',
+      {
+        schema: {
+          operationId: 'deleteCollection',
+          tags,
+          summary: 'Delete a collection; its documents are detached, or deleted with ?cascade=true',
+          params: Params,
+          querystring: Type.Object({ cascade: Type.Boolean({ default: false }) }),
+          response: { 200: DeleteStatus, ...errors },
+        },
+      },
+      async (request) =>
+        knowledge.deleteCollection(companyContext(request), request.params.collectionId, request.query.cascade),
+    );
   };
 }

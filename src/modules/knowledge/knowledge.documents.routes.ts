@@ -58,7 +58,11 @@ async function readUploadForm(request: FastifyRequest) {
     } catch {
       throw AppErrors.validation('field categories must be a JSON array of strings, e.g. ["faq"]');
     }
-    if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string' || item === '' || item.length > 100) || parsed.length > 50) {
+    if (
+      !Array.isArray(parsed) ||
+      parsed.some((item) => typeof item !== 'string' || item === '' || item.length > 100) ||
+      parsed.length > 50
+    ) {
       throw AppErrors.validation('field categories must be a JSON array of up to 50 non-empty strings');
     }
     categories = parsed as string[];
@@ -70,63 +74,177 @@ async function readUploadForm(request: FastifyRequest) {
   return { title, categories, collectionId: collectionId?.toLowerCase(), file };
 }
 
-export function documentsRoutes(knowledge: KnowledgeService, options: { maxUploadBytes: number }): FastifyPluginAsyncTypebox {
+export function documentsRoutes(
+  knowledge: KnowledgeService,
+  options: { maxUploadBytes: number },
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(fastifyMultipart, {
       limits: { fileSize: options.maxUploadBytes, files: 1, fields: 10, fieldSize: 64 * 1024 },
       throwFileSizeLimit: true,
     });
 
-    app.post('/documents/list', {
-      schema: { operationId: 'listDocuments', tags, summary: 'Documents of the company, page by page, with filters', body: ListDocumentsBody, response: { 200: DocumentPage, ...errors } },
-    }, async (request) => knowledge.listDocuments(companyContext(request), request.body));
+    app.post(
+      '/documents/list',
+      {
+        schema: {
+          operationId: 'listDocuments',
+          tags,
+          summary: 'Documents of the company, page by page, with filters',
+          body: ListDocumentsBody,
+          response: { 200: DocumentPage, ...errors },
+        },
+      },
+      async (request) => knowledge.listDocuments(companyContext(request), request.body),
+    );
 
-    app.post('/documents/search', {
-      schema: { operationId: 'searchDocuments', tags, summary: 'Hybrid search (vector, full text, docstore) fused by reciprocal rank', body: SearchBody, response: { 200: SearchResponse, ...errors } },
-    }, async (request) => knowledge.searchDocuments(companyContext(request), request.body));
+    app.post(
+      '/documents/search',
+      {
+        schema: {
+          operationId: 'searchDocuments',
+          tags,
+          summary: 'Hybrid search (vector, full text, docstore) fused by reciprocal rank',
+          body: SearchBody,
+          response: { 200: SearchResponse, ...errors },
+        },
+      },
+      async (request) => knowledge.searchDocuments(companyContext(request), request.body),
+    );
 
-    app.post('/documents/upload/file', {
-      bodyLimit: options.maxUploadBytes + 1024 * 1024,
-      schema: { operationId: 'uploadDocumentFile', tags, summary: 'Upload a PDF or DOCX (multipart: file, document_title, categories, collection_id)', consumes: ['multipart/form-data'], response: { 202: UploadResult, ...errors } },
-    }, async (request, reply) => {
-      const context = companyContext(request);
-      return reply.code(202).send(await knowledge.uploadFile(context, await readUploadForm(request)));
-    });
+    app.post(
+      '/documents/upload/file',
+      {
+        bodyLimit: options.maxUploadBytes + 1024 * 1024,
+        schema: {
+          operationId: 'uploadDocumentFile',
+          tags,
+          summary: 'Upload a PDF or DOCX (multipart: file, document_title, categories, collection_id)',
+          consumes: ['multipart/form-data'],
+          response: { 202: UploadResult, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const context = companyContext(request);
+        return reply.code(202).send(await knowledge.uploadFile(context, await readUploadForm(request)));
+      },
+    );
 
-    app.post('/documents/upload/article', {
-      bodyLimit: options.maxUploadBytes,
-      schema: { operationId: 'uploadDocumentArticle', tags, summary: 'Upload text', body: UploadArticleBody, response: { 202: UploadResult, ...errors } },
-    }, async (request, reply) => reply.code(202).send(await knowledge.uploadArticle(companyContext(request), request.body)));
+    app.post(
+      '/documents/upload/article',
+      {
+        bodyLimit: options.maxUploadBytes,
+        schema: {
+          operationId: 'uploadDocumentArticle',
+          tags,
+          summary: 'Upload text',
+          body: UploadArticleBody,
+          response: { 202: UploadResult, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply.code(202).send(await knowledge.uploadArticle(companyContext(request), request.body)),
+    );
 
-    app.post('/documents/upload/website', {
-      schema: { operationId: 'uploadDocumentWebsite', tags, summary: 'Fetch a web page and add its readable text', body: UploadWebsiteBody, response: { 202: UploadResult, ...errors } },
-    }, async (request, reply) => reply.code(202).send(await knowledge.uploadWebsite(companyContext(request), request.body)));
+    app.post(
+      '/documents/upload/website',
+      {
+        schema: {
+          operationId: 'uploadDocumentWebsite',
+          tags,
+          summary: 'Fetch a web page and add its readable text',
+          body: UploadWebsiteBody,
+          response: { 202: UploadResult, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply.code(202).send(await knowledge.uploadWebsite(companyContext(request), request.body)),
+    );
 
-    app.get('/documents/task/:taskId', {
-      schema: { operationId: 'getDocumentTask', tags, summary: 'Status of a processing task', params: Type.Object({ taskId: TaskId }), response: { 200: Task, ...errors } },
-    }, async (request) => knowledge.task(companyContext(request), request.params.taskId));
+    app.get(
+      '/documents/task/:taskId',
+      {
+        schema: {
+          operationId: 'getDocumentTask',
+          tags,
+          summary: 'Status of a processing task',
+          params: Type.Object({ taskId: TaskId }),
+          response: { 200: Task, ...errors },
+        },
+      },
+      async (request) => knowledge.task(companyContext(request), request.params.taskId),
+    );
 
-    app.post('/documents/check-similarity', {
-      bodyLimit: options.maxUploadBytes,
-      schema: { operationId: 'checkDocumentSimilarity', tags, summary: 'Is this text a near-duplicate of a document already stored?', body: CheckSimilarityBody, response: { 200: SimilarityResponse, ...errors } },
-    }, async (request) => knowledge.checkSimilarity(companyContext(request), request.body));
+    app.post(
+      '/documents/check-similarity',
+      {
+        bodyLimit: options.maxUploadBytes,
+        schema: {
+          operationId: 'checkDocumentSimilarity',
+          tags,
+          summary: 'Is this text a near-duplicate of a document already stored?',
+          body: CheckSimilarityBody,
+          response: { 200: SimilarityResponse, ...errors },
+        },
+      },
+      async (request) => knowledge.checkSimilarity(companyContext(request), request.body),
+    );
 
-    app.get('/documents/stats', {
-      schema: { operationId: 'getKnowledgeStats', tags, summary: 'Knowledge base statistics', response: { 200: StatsResponse, ...errors } },
-    }, async (request) => knowledge.stats(companyContext(request)));
+    app.get(
+      '/documents/stats',
+      {
+        schema: {
+          operationId: 'getKnowledgeStats',
+          tags,
+          summary: 'Knowledge base statistics',
+          response: { 200: StatsResponse, ...errors },
+        },
+      },
+      async (request) => knowledge.stats(companyContext(request)),
+    );
 
-    app.get('/documents/:documentId', {
-      schema: { operationId: 'getDocument', tags, summary: 'A document with its extracted text', params: DocumentParams, response: { 200: Type.Ref(Document), ...errors } },
-    }, async (request) => knowledge.getDocument(companyContext(request), request.params.documentId));
+    app.get(
+      '/documents/:documentId',
+      {
+        schema: {
+          operationId: 'getDocument',
+          tags,
+          summary: 'A document with its extracted text',
+          params: DocumentParams,
+          response: { 200: Type.Ref(Document), ...errors },
+        },
+      },
+      async (request) => knowledge.getDocument(companyContext(request), request.params.documentId),
+    );
 
-    app.put('/documents/:documentId', {
-      bodyLimit: options.maxUploadBytes,
-      schema: { operationId: 'updateDocument', tags, summary: 'Update title, categories, collection or content (content re-indexes)', params: DocumentParams, body: UpdateDocumentBody, response: { 200: Type.Ref(Document), ...errors } },
-    }, async (request) => knowledge.updateDocument(companyContext(request), request.params.documentId, request.body));
+    app.put(
+      '/documents/:documentId',
+      {
+        bodyLimit: options.maxUploadBytes,
+        schema: {
+          operationId: 'updateDocument',
+          tags,
+          summary: 'Update title, categories, collection or content (content re-indexes)',
+          params: DocumentParams,
+          body: UpdateDocumentBody,
+          response: { 200: Type.Ref(Document), ...errors },
+        },
+      },
+      async (request) => knowledge.updateDocument(companyContext(request), request.params.documentId, request.body),
+    );
 
-    app.delete('/documents/:documentId', {
-      schema: { operationId: 'deleteDocument', tags, summary: 'Delete a document with its chunks and vectors', params: DocumentParams, response: { 200: DeleteStatus, ...errors } },
-    }, async (request) => knowledge.deleteDocument(companyContext(request), request.params.documentId));
+    app.delete(
+      '/documents/:documentId',
+      {
+        schema: {
+          operationId: 'deleteDocument',
+          tags,
+          summary: 'Delete a document with its chunks and vectors',
+          params: DocumentParams,
+          response: { 200: DeleteStatus, ...errors },
+        },
+      },
+      async (request) => knowledge.deleteDocument(companyContext(request), request.params.documentId),
+    );
   };
 }
-

@@ -30,7 +30,8 @@ export async function extractPdf(bytes: Uint8Array): Promise<string> {
     pdf = await getDocumentProxy(new Uint8Array(bytes));
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'PasswordException') throw new IngestError('The PDF is encrypted (password protected); upload an unencrypted copy');
+    if (name === 'PasswordException')
+      throw new IngestError('The PDF is encrypted (password protected); upload an unencrypted copy');
     throw new IngestError(`The PDF could not be read: ${(error as Error).message}`);
   }
   try {
@@ -56,7 +57,9 @@ export function extractHtml(html: string, url: string): { title: string; text: s
   const { document } = parseHTML(html);
   let title = (document.title ?? '').trim();
   try {
-    const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 100 }).parse();
+    const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], {
+      charThreshold: 100,
+    }).parse();
     if (article?.textContent?.trim()) {
       return { title: article.title?.trim() || title, text: article.textContent };
     }

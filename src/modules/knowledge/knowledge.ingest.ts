@@ -44,7 +44,9 @@ async function extract(document: repo.ClaimedDocument, fetcher: WebFetcher): Pro
     case 'website': {
       try {
         const page = await fetcher.fetchPage(document.source_url ?? '');
-        const { text } = page.contentType.startsWith('text/plain') ? { text: page.body } : extractHtml(page.body, page.url);
+        const { text } = page.contentType.startsWith('text/plain')
+          ? { text: page.body }
+          : extractHtml(page.body, page.url);
         return { text, title: document.title };
       } catch (error) {
         if (error instanceof FetchError) throw new IngestError(error.message);
@@ -59,7 +61,8 @@ export function createIngestion(deps: IngestDeps) {
   const staleAfterMs = deps.staleAfterMs ?? STALE_PROCESSING_MS;
 
   async function embedChunks(chunks: string[], title: string) {
-    if (!embedding.embedder) return { vectors: null, status: 'unavailable' as const, error: embedding.reason, model: null };
+    if (!embedding.embedder)
+      return { vectors: null, status: 'unavailable' as const, error: embedding.reason, model: null };
     try {
       const vectors = await embedding.embedder.embed(chunks.map((chunk) => `${title}\n${chunk}`));
       return { vectors, status: 'completed' as const, error: null, model: embedding.embedder.id };
@@ -73,7 +76,12 @@ export function createIngestion(deps: IngestDeps) {
   async function process(document: repo.ClaimedDocument): Promise<void> {
     const { text: raw, title } = await extract(document, fetcher);
     const text = cleanText(raw);
-    if (!text) throw new IngestError(document.source_type === 'file' ? 'No text could be extracted from the file (a scanned or empty document?)' : 'The document has no text');
+    if (!text)
+      throw new IngestError(
+        document.source_type === 'file'
+          ? 'No text could be extracted from the file (a scanned or empty document?)'
+          : 'The document has no text',
+      );
     const language = detectLanguage(text);
     const config = textSearchConfig(language);
     const chunks = chunkText(text, language);
@@ -82,17 +90,22 @@ export function createIngestion(deps: IngestDeps) {
       if (!(await repo.lockAttempt(trx, document.id, document.attempt))) return;
       // The document row first: the corpus statistics row (locked by replaceChunks) is then held
       // only until the commit right after.
-      await repo.finishDocument(trx, document.id, {
-        status: 'completed',
-        content: text,
-        title,
-        language,
-        config,
-        chunkCount: chunks.length,
-        embeddingStatus: embedded.status,
-        embeddingError: embedded.error,
-        embeddingModel: embedded.model,
-      }, clock.now());
+      await repo.finishDocument(
+        trx,
+        document.id,
+        {
+          status: 'completed',
+          content: text,
+          title,
+          language,
+          config,
+          chunkCount: chunks.length,
+          embeddingStatus: embedded.status,
+          embeddingError: embedded.error,
+          embeddingModel: embedded.model,
+        },
+        clock.now(),
+      );
       await repo.replaceChunks(
         trx,
         { ...document, title },

@@ -33,7 +33,10 @@ export interface Lexicon {
   readonly size: number;
 }
 
-export function createLexicon(db: Executor, options: { maxEntries?: number; onError?: (error: Error) => void } = {}): Lexicon {
+export function createLexicon(
+  db: Executor,
+  options: { maxEntries?: number; onError?: (error: Error) => void } = {},
+): Lexicon {
   const maxEntries = options.maxEntries ?? 200_000;
   /** `config \0 word` → its lexeme ('' for a stop word). */
   const entries = new Map<string, Entry>();
@@ -57,7 +60,14 @@ export function createLexicon(db: Executor, options: { maxEntries?: number; onEr
           const lexemes = await searchRepo.wordLexemes(db, config, batch);
           batch.forEach((word, i) => {
             const found = lexemes[i]!;
-            entries.set(key(config, word), found.length === 0 ? '' : found.length === 1 && found[0]!.positions.join() === '1' ? found[0]!.lexeme : UNREADABLE);
+            entries.set(
+              key(config, word),
+              found.length === 0
+                ? ''
+                : found.length === 1 && found[0]!.positions.join() === '1'
+                  ? found[0]!.lexeme
+                  : UNREADABLE,
+            );
           });
         }
       }

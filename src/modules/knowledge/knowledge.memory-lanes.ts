@@ -74,7 +74,9 @@ export function createMemoryLanes(options: MemoryLanesOptions) {
 
   function evict() {
     while (heldChunks() > budgetChunks) {
-      const [companyId] = [...held].filter(([, entry]) => entry.index).sort((a, b) => a[1].searchedAt - b[1].searchedAt)[0]!;
+      const [companyId] = [...held]
+        .filter(([, entry]) => entry.index)
+        .sort((a, b) => a[1].searchedAt - b[1].searchedAt)[0]!;
       held.delete(companyId);
     }
   }
@@ -118,7 +120,12 @@ export function createMemoryLanes(options: MemoryLanesOptions) {
 
     /** A company's knowledge changed (no id: anything may have changed, e.g. the listener reconnected). */
     changed(companyId?: string) {
-      const targets = companyId === undefined ? [...held.entries()] : held.has(companyId) ? [[companyId, held.get(companyId)!] as const] : [];
+      const targets =
+        companyId === undefined
+          ? [...held.entries()]
+          : held.has(companyId)
+            ? [[companyId, held.get(companyId)!] as const]
+            : [];
       for (const [id, entry] of targets) {
         entry.generation += 1;
         entry.index = null;

@@ -26,11 +26,20 @@ export async function insertCollection(
   executor: Executor,
   row: { company_id: string; name: string; description: string; is_private: boolean; created_by: string },
 ): Promise<CollectionRow> {
-  const inserted = await executor.insertInto('kb_collections').values(row).returningAll().executeTakeFirstOrThrow().catch(translate);
+  const inserted = await executor
+    .insertInto('kb_collections')
+    .values(row)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+    .catch(translate);
   return { ...inserted, document_count: 0 };
 }
 
-export async function findCollection(executor: Executor, companyId: string, id: string): Promise<CollectionRow | undefined> {
+export async function findCollection(
+  executor: Executor,
+  companyId: string,
+  id: string,
+): Promise<CollectionRow | undefined> {
   return executor
     .selectFrom('kb_collections as c')
     .selectAll('c')
@@ -40,7 +49,12 @@ export async function findCollection(executor: Executor, companyId: string, id: 
     .executeTakeFirst() as Promise<CollectionRow | undefined>;
 }
 
-export async function listCollections(executor: Executor, companyId: string, skip: number, limit: number): Promise<CollectionRow[]> {
+export async function listCollections(
+  executor: Executor,
+  companyId: string,
+  skip: number,
+  limit: number,
+): Promise<CollectionRow[]> {
   return executor
     .selectFrom('kb_collections as c')
     .selectAll('c')
@@ -54,7 +68,11 @@ export async function listCollections(executor: Executor, companyId: string, ski
 }
 
 export async function countCollections(executor: Executor, companyId: string): Promise<number> {
-  const row = await executor.selectFrom('kb_collections').select((eb) => eb.fn.countAll<number>().as('n')).where('company_id', '=', companyId).executeTakeFirstOrThrow();
+  const row = await executor
+    .selectFrom('kb_collections')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('company_id', '=', companyId)
+    .executeTakeFirstOrThrow();
   return row.n;
 }
 
@@ -76,14 +94,23 @@ export async function updateCollection(
 }
 
 export async function deleteCollection(executor: Executor, companyId: string, id: string): Promise<boolean> {
-  const result = await executor.deleteFrom('kb_collections').where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
+  const result = await executor
+    .deleteFrom('kb_collections')
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 
 /** Ids among `ids` that are collections of the company. */
 export async function existingCollectionIds(executor: Executor, companyId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await executor.selectFrom('kb_collections').select('id').where('company_id', '=', companyId).where('id', 'in', ids).execute();
+  const rows = await executor
+    .selectFrom('kb_collections')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('id', 'in', ids)
+    .execute();
   return rows.map((row) => row.id);
 }
 
@@ -111,9 +138,30 @@ export async function collectionTaskStates(
 // ---------------------------------------------------------------- documents
 
 const DOCUMENT_COLUMNS = [
-  'id', 'company_id', 'collection_id', 'title', 'categories', 'source_type', 'source_url', 'file_name', 'mime_type',
-  'size_bytes', 'language', 'task_id', 'status', 'error', 'attempt', 'chunk_count', 'embedding_status', 'embedding_error',
-  'embedding_model', 'created_by', 'created_at', 'updated_at', 'processing_started_at', 'completed_at',
+  'id',
+  'company_id',
+  'collection_id',
+  'title',
+  'categories',
+  'source_type',
+  'source_url',
+  'file_name',
+  'mime_type',
+  'size_bytes',
+  'language',
+  'task_id',
+  'status',
+  'error',
+  'attempt',
+  'chunk_count',
+  'embedding_status',
+  'embedding_error',
+  'embedding_model',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'processing_started_at',
+  'completed_at',
 ] as const;
 
 export interface NewDocument {
@@ -135,17 +183,44 @@ export async function insertDocument(executor: Executor, row: NewDocument): Prom
   return executor.insertInto('kb_documents').values(row).returning(DOCUMENT_COLUMNS).executeTakeFirstOrThrow();
 }
 
-export async function findDocument(executor: Executor, companyId: string, id: string): Promise<DocumentRow | undefined> {
-  return executor.selectFrom('kb_documents').select(DOCUMENT_COLUMNS).where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
+export async function findDocument(
+  executor: Executor,
+  companyId: string,
+  id: string,
+): Promise<DocumentRow | undefined> {
+  return executor
+    .selectFrom('kb_documents')
+    .select(DOCUMENT_COLUMNS)
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
-export async function findDocumentContent(executor: Executor, companyId: string, id: string): Promise<string | undefined> {
-  const row = await executor.selectFrom('kb_documents').select('content').where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
+export async function findDocumentContent(
+  executor: Executor,
+  companyId: string,
+  id: string,
+): Promise<string | undefined> {
+  const row = await executor
+    .selectFrom('kb_documents')
+    .select('content')
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row?.content;
 }
 
-export async function findDocumentByTask(executor: Executor, companyId: string, taskId: string): Promise<DocumentRow | undefined> {
-  return executor.selectFrom('kb_documents').select(DOCUMENT_COLUMNS).where('company_id', '=', companyId).where('task_id', '=', taskId).executeTakeFirst();
+export async function findDocumentByTask(
+  executor: Executor,
+  companyId: string,
+  taskId: string,
+): Promise<DocumentRow | undefined> {
+  return executor
+    .selectFrom('kb_documents')
+    .select(DOCUMENT_COLUMNS)
+    .where('company_id', '=', companyId)
+    .where('task_id', '=', taskId)
+    .executeTakeFirst();
 }
 
 export interface DocumentFilters {
@@ -181,20 +256,36 @@ export async function updateDocumentMeta(
   patch: { title?: string; categories?: string[]; collection_id?: string | null },
   now: Date,
 ): Promise<void> {
-  await executor.updateTable('kb_documents').set({ ...patch, updated_at: now }).where('company_id', '=', companyId).where('id', '=', id).execute();
+  await executor
+    .updateTable('kb_documents')
+    .set({ ...patch, updated_at: now })
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .execute();
   // The chunks carry copies of the filters (and the title is part of their full-text index
   // only after re-ingestion; filters apply at once).
   const chunkPatch: { collection_id?: string | null; categories?: string[] } = {};
   if (patch.collection_id !== undefined) chunkPatch.collection_id = patch.collection_id;
   if (patch.categories !== undefined) chunkPatch.categories = patch.categories;
   if (Object.keys(chunkPatch).length) {
-    await executor.updateTable('kb_chunks').set(chunkPatch).where('company_id', '=', companyId).where('document_id', '=', id).execute();
+    await executor
+      .updateTable('kb_chunks')
+      .set(chunkPatch)
+      .where('company_id', '=', companyId)
+      .where('document_id', '=', id)
+      .execute();
     await bumpCorpus(executor, companyId, 0, 0);
   }
 }
 
 /** Puts a document back to pending with new content (update of content), with a new task. */
-export async function resetDocumentForIngestion(executor: Executor, companyId: string, id: string, content: string, now: Date): Promise<DocumentRow> {
+export async function resetDocumentForIngestion(
+  executor: Executor,
+  companyId: string,
+  id: string,
+  content: string,
+  now: Date,
+): Promise<DocumentRow> {
   return executor
     .updateTable('kb_documents')
     .set({
@@ -216,18 +307,46 @@ export async function resetDocumentForIngestion(executor: Executor, companyId: s
 
 export async function deleteDocumentRow(executor: Executor, companyId: string, id: string): Promise<boolean> {
   await deleteChunks(executor, companyId, id);
-  const result = await executor.deleteFrom('kb_documents').where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
+  const result = await executor
+    .deleteFrom('kb_documents')
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 
-export async function documentIdsOfCollection(executor: Executor, companyId: string, collectionId: string): Promise<string[]> {
-  const rows = await executor.selectFrom('kb_documents').select('id').where('company_id', '=', companyId).where('collection_id', '=', collectionId).execute();
+export async function documentIdsOfCollection(
+  executor: Executor,
+  companyId: string,
+  collectionId: string,
+): Promise<string[]> {
+  const rows = await executor
+    .selectFrom('kb_documents')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('collection_id', '=', collectionId)
+    .execute();
   return rows.map((row) => row.id);
 }
 
-export async function detachCollection(executor: Executor, companyId: string, collectionId: string, now: Date): Promise<void> {
-  await executor.updateTable('kb_documents').set({ collection_id: null, updated_at: now }).where('company_id', '=', companyId).where('collection_id', '=', collectionId).execute();
-  const result = await executor.updateTable('kb_chunks').set({ collection_id: null }).where('company_id', '=', companyId).where('collection_id', '=', collectionId).executeTakeFirst();
+export async function detachCollection(
+  executor: Executor,
+  companyId: string,
+  collectionId: string,
+  now: Date,
+): Promise<void> {
+  await executor
+    .updateTable('kb_documents')
+    .set({ collection_id: null, updated_at: now })
+    .where('company_id', '=', companyId)
+    .where('collection_id', '=', collectionId)
+    .execute();
+  const result = await executor
+    .updateTable('kb_chunks')
+    .set({ collection_id: null })
+    .where('company_id', '=', companyId)
+    .where('collection_id', '=', collectionId)
+    .executeTakeFirst();
   if (result.numUpdatedRows > 0n) await bumpCorpus(executor, companyId, 0, 0);
 }
 
@@ -253,19 +372,49 @@ export interface ClaimedDocument {
  * Takes a pending task, or one left processing since before `staleBefore` (its worker died):
  * status → processing, attempt + 1.
  */
-export async function claimDocument(executor: Executor, id: string, now: Date, staleBefore: Date): Promise<ClaimedDocument | undefined> {
+export async function claimDocument(
+  executor: Executor,
+  id: string,
+  now: Date,
+  staleBefore: Date,
+): Promise<ClaimedDocument | undefined> {
   return executor
     .updateTable('kb_documents')
     .set({ status: 'processing', attempt: sql<number>`attempt + 1`, processing_started_at: now, updated_at: now })
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'processing'), eb('processing_started_at', '<', staleBefore)])]))
-    .returning(['id', 'company_id', 'title', 'source_type', 'source_url', 'mime_type', 'source_bytes', 'content', 'attempt', 'categories', 'collection_id', 'created_at'])
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'pending'),
+        eb.and([eb('status', '=', 'processing'), eb('processing_started_at', '<', staleBefore)]),
+      ]),
+    )
+    .returning([
+      'id',
+      'company_id',
+      'title',
+      'source_type',
+      'source_url',
+      'mime_type',
+      'source_bytes',
+      'content',
+      'attempt',
+      'categories',
+      'collection_id',
+      'created_at',
+    ])
     .executeTakeFirst();
 }
 
 /** Locks the document row if `attempt` is still the current one (else another worker took it). */
 export async function lockAttempt(executor: Executor, id: string, attempt: number): Promise<boolean> {
-  const row = await executor.selectFrom('kb_documents').select('id').where('id', '=', id).where('attempt', '=', attempt).where('status', '=', 'processing').forUpdate().executeTakeFirst();
+  const row = await executor
+    .selectFrom('kb_documents')
+    .select('id')
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('status', '=', 'processing')
+    .forUpdate()
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -273,12 +422,26 @@ export async function finishDocument(
   executor: Executor,
   id: string,
   result:
-    | { status: 'completed'; content: string; title: string; language: string; config: string; chunkCount: number; embeddingStatus: 'completed' | 'unavailable'; embeddingError: string | null; embeddingModel: string | null }
+    | {
+        status: 'completed';
+        content: string;
+        title: string;
+        language: string;
+        config: string;
+        chunkCount: number;
+        embeddingStatus: 'completed' | 'unavailable';
+        embeddingError: string | null;
+        embeddingModel: string | null;
+      }
     | { status: 'failed'; error: string },
   now: Date,
 ): Promise<void> {
   if (result.status === 'failed') {
-    await executor.updateTable('kb_documents').set({ status: 'failed', error: result.error, source_bytes: null, completed_at: now, updated_at: now }).where('id', '=', id).execute();
+    await executor
+      .updateTable('kb_documents')
+      .set({ status: 'failed', error: result.error, source_bytes: null, completed_at: now, updated_at: now })
+      .where('id', '=', id)
+      .execute();
     return;
   }
   await executor
@@ -305,7 +468,12 @@ export async function finishDocument(
 
 /** When a document's task is being processed (null when it is not). */
 export async function processingSince(executor: Executor, id: string): Promise<Date | null> {
-  const row = await executor.selectFrom('kb_documents').select('processing_started_at').where('id', '=', id).where('status', '=', 'processing').executeTakeFirst();
+  const row = await executor
+    .selectFrom('kb_documents')
+    .select('processing_started_at')
+    .where('id', '=', id)
+    .where('status', '=', 'processing')
+    .executeTakeFirst();
   return row?.processing_started_at ?? null;
 }
 
@@ -317,7 +485,12 @@ export async function unfinishedDocumentIds(executor: Executor, pendingBefore: D
   const rows = await executor
     .selectFrom('kb_documents')
     .select('id')
-    .where((eb) => eb.or([eb('status', '=', 'processing'), eb.and([eb('status', '=', 'pending'), eb('created_at', '<', pendingBefore)])]))
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'processing'),
+        eb.and([eb('status', '=', 'pending'), eb('created_at', '<', pendingBefore)]),
+      ]),
+    )
     .execute();
   return rows.map((row) => row.id);
 }
@@ -330,7 +503,12 @@ export interface NewChunk {
   embedding: Float32Array | null;
 }
 
-async function bumpCorpus(executor: Executor, companyId: string, chunkDelta: number, tokenDelta: number): Promise<void> {
+async function bumpCorpus(
+  executor: Executor,
+  companyId: string,
+  chunkDelta: number,
+  tokenDelta: number,
+): Promise<void> {
   await sql`
     insert into kb_corpus_stats as s (company_id, chunk_count, token_total, version)
     values (${companyId}, ${chunkDelta}, ${tokenDelta}, 1)
@@ -352,7 +530,11 @@ export async function deleteChunks(executor: Executor, companyId: string, docume
     using (select c.id, unnest(tsvector_to_array(c.tsv)) as lexeme
            from kb_chunks c where c.company_id = ${companyId} and c.document_id = ${documentId}) x
     where p.company_id = ${companyId} and p.lexeme = x.lexeme and p.chunk_id = x.id`.execute(executor);
-  await executor.deleteFrom('kb_chunks').where('company_id', '=', companyId).where('document_id', '=', documentId).execute();
+  await executor
+    .deleteFrom('kb_chunks')
+    .where('company_id', '=', companyId)
+    .where('document_id', '=', documentId)
+    .execute();
   await bumpCorpus(executor, companyId, -chunks, -Number(tokens));
 }
 
@@ -366,7 +548,14 @@ function toBytes(vector: Float32Array): Buffer {
  */
 export async function replaceChunks(
   executor: Executor,
-  document: { id: string; company_id: string; collection_id: string | null; categories: string[]; created_at: Date; title: string },
+  document: {
+    id: string;
+    company_id: string;
+    collection_id: string | null;
+    categories: string[];
+    created_at: Date;
+    title: string;
+  },
   chunks: NewChunk[],
   language: string,
   config: string,
@@ -414,7 +603,11 @@ export async function replaceChunks(
 // ---------------------------------------------------------------- statistics
 
 export async function corpusVersion(executor: Executor, companyId: string): Promise<number> {
-  const row = await executor.selectFrom('kb_corpus_stats').select('version').where('company_id', '=', companyId).executeTakeFirst();
+  const row = await executor
+    .selectFrom('kb_corpus_stats')
+    .select('version')
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
   return row?.version ?? 0;
 }
 
@@ -438,6 +631,10 @@ export async function knowledgeStats(executor: Executor, companyId: string) {
   const vectors = await sql<{ model: string; n: number }>`
     select embedding_model as model, count(*)::int as n from kb_chunks
     where company_id = ${companyId} and embedding is not null group by embedding_model`.execute(executor);
-  const corpus = await executor.selectFrom('kb_corpus_stats').selectAll().where('company_id', '=', companyId).executeTakeFirst();
+  const corpus = await executor
+    .selectFrom('kb_corpus_stats')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
   return { documents: documents.rows, categories: categories.rows, vectors: vectors.rows, corpus };
 }

@@ -60,7 +60,11 @@ export interface FusedHit {
 export const LANE_WEIGHTS: Record<Lane, number> = { vector: 1, fulltext: 1, docstore: 0.3 };
 
 /** Weighted reciprocal rank fusion: Σ weight / (k + rank); ties broken by best single rank. */
-export function fuse(lanes: Partial<Record<Lane, LaneHit[]>>, k = RRF_K, weights: Record<Lane, number> = LANE_WEIGHTS): FusedHit[] {
+export function fuse(
+  lanes: Partial<Record<Lane, LaneHit[]>>,
+  k = RRF_K,
+  weights: Record<Lane, number> = LANE_WEIGHTS,
+): FusedHit[] {
   const fused = new Map<string, FusedHit>();
   for (const [lane, hits] of Object.entries(lanes) as [Lane, LaneHit[]][]) {
     hits.forEach((hit, index) => {
@@ -72,7 +76,9 @@ export function fuse(lanes: Partial<Record<Lane, LaneHit[]>>, k = RRF_K, weights
     });
   }
   const best = (hit: FusedHit) => Math.min(...Object.values(hit.ranks));
-  return [...fused.values()].sort((a, b) => b.score - a.score || best(a) - best(b) || a.chunk_id.localeCompare(b.chunk_id));
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || best(a) - best(b) || a.chunk_id.localeCompare(b.chunk_id),
+  );
 }
 
 /** Text-search configurations to read a query with: its own language's, and English for Latin script. */
@@ -87,12 +93,20 @@ export interface EmbedderState {
   reason: string | null;
 }
 
-export function createRetrieval(deps: { db: Db; vectors: VectorIndexes; embedding: EmbedderState; memory: MemoryLanes | null }) {
+export function createRetrieval(deps: {
+  db: Db;
+  vectors: VectorIndexes;
+  embedding: EmbedderState;
+  memory: MemoryLanes | null;
+}) {
   const { db, vectors, embedding, memory } = deps;
 
   /** The text lanes from memory when the company's index is held and the query's words known, else in SQL. */
   async function textLanes(input: searchRepo.TextLanesInput) {
-    const held = input.fulltext !== 'ts_rank_cd' ? memory?.search(input.companyId, { ...input, fulltext: input.fulltext === 'bm25' }) : null;
+    const held =
+      input.fulltext !== 'ts_rank_cd'
+        ? memory?.search(input.companyId, { ...input, fulltext: input.fulltext === 'bm25' })
+        : null;
     return held ?? searchRepo.textLanes(db, input);
   }
 
@@ -117,13 +131,26 @@ export function createRetrieval(deps: { db: Db; vectors: VectorIndexes; embeddin
       startDate: input.startDate,
       endDate: input.endDate,
     };
-    const enabled = { vector: input.lanes?.vector ?? true, fulltext: input.lanes?.fulltext ?? true, docstore: input.lanes?.docstore ?? true };
+    const enabled = {
+      vector: input.lanes?.vector ?? true,
+      fulltext: input.lanes?.fulltext ?? true,
+      docstore: input.lanes?.docstore ?? true,
+    };
     const configs = queryConfigs(input.query);
     const fulltextRanking = enabled.fulltext ? (input.fulltextRanking ?? 'bm25') : null;
     const [vector, text] = await Promise.all([
       enabled.vector ? vectorLane(companyId, input, filters, depth) : null,
       fulltextRanking || enabled.docstore
-        ? textLanes({ companyId, query: input.query, configs, filters, depth, fulltext: fulltextRanking, docstore: enabled.docstore, detailRank: topK })
+        ? textLanes({
+            companyId,
+            query: input.query,
+            configs,
+            filters,
+            depth,
+            fulltext: fulltextRanking,
+            docstore: enabled.docstore,
+            detailRank: topK,
+          })
         : null,
     ]);
     const lanes: Partial<Record<Lane, LaneHit[]>> = {};
@@ -162,7 +189,10 @@ export function createRetrieval(deps: { db: Db; vectors: VectorIndexes; embeddin
     let scores: number[];
     try {
       if (!embedding.embedder || candidates.length === 0) throw new Error('no embedder');
-      const vectors = await embedding.embedder.embed([text.slice(0, 8000), ...candidates.map((doc) => doc.content.slice(0, 8000))]);
+      const vectors = await embedding.embedder.embed([
+        text.slice(0, 8000),
+        ...candidates.map((doc) => doc.content.slice(0, 8000)),
+      ]);
       const [query, ...others] = vectors;
       scores = others.map((vector) => vector.reduce((sum, value, i) => sum + value * query![i]!, 0));
       method = 'embeddings';
@@ -171,7 +201,11 @@ export function createRetrieval(deps: { db: Db; vectors: VectorIndexes; embeddin
       scores = candidates.map((doc) => jaccard(mine, shingles(doc.content)));
     }
     const matches = candidates
-      .map((doc, i) => ({ document_id: doc.id, title: doc.title, similarity: Math.max(0, Math.min(1, scores[i] ?? 0)) }))
+      .map((doc, i) => ({
+        document_id: doc.id,
+        title: doc.title,
+        similarity: Math.max(0, Math.min(1, scores[i] ?? 0)),
+      }))
       .sort((a, b) => b.similarity - a.similarity);
     const maxSimilarity = matches[0]?.similarity ?? 0;
     return {

@@ -5,12 +5,21 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IsoDate, Nullable, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
 
-const Categories = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, description: 'Category labels' });
+const Categories = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 50,
+  description: 'Category labels',
+});
 
 /** `doc_<uuid>` or a bare UUID. */
-export const DocumentId = Type.String({ pattern: '^(doc_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'doc_<uuid> (a bare UUID is accepted)' });
+export const DocumentId = Type.String({
+  pattern: '^(doc_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'doc_<uuid> (a bare UUID is accepted)',
+});
 /** `task_<uuid>` or a bare UUID. */
-export const TaskId = Type.String({ pattern: '^(task_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'task_<uuid> (a bare UUID is accepted)' });
+export const TaskId = Type.String({
+  pattern: '^(task_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'task_<uuid> (a bare UUID is accepted)',
+});
 
 export const TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 
@@ -24,7 +33,9 @@ export const Collection = Type.Object(
     is_private: Type.Boolean(),
     company_id: Uuid(),
     created_by_id: Nullable(Uuid()),
-    vector_namespace: Type.String({ description: 'Where the collection\'s vectors live: `kb:<company id>:<collection id>`' }),
+    vector_namespace: Type.String({
+      description: "Where the collection's vectors live: `kb:<company id>:<collection id>`",
+    }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
     document_count: Type.Integer(),
@@ -37,7 +48,7 @@ export const CreateCollectionBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Type.String({ maxLength: 5000 })),
   is_private: Type.Optional(Type.Boolean()),
-  company_id: Uuid({ description: 'Must be the caller\'s active company' }),
+  company_id: Uuid({ description: "Must be the caller's active company" }),
 });
 export type CreateCollectionBody = Static<typeof CreateCollectionBody>;
 
@@ -187,7 +198,7 @@ export const SearchResponse = Type.Object({
 
 export const CheckSimilarityBody = Type.Object({
   document: Type.String({ minLength: 1, maxLength: 1_000_000 }),
-  customer_id: Type.String({ minLength: 1, description: 'The caller\'s company id' }),
+  customer_id: Type.String({ minLength: 1, description: "The caller's company id" }),
   similarity: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.9 })),
 });
 export type CheckSimilarityBody = Static<typeof CheckSimilarityBody>;

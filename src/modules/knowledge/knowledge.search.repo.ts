@@ -26,7 +26,8 @@ export const BM25 = { k1: 1.2, b: 0.75 };
 function chunkFilters(alias: string, filters: LaneFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];
   const column = (name: string) => sql.ref(`${alias}.${name}`);
-  if (filters.collectionIds?.length) parts.push(sql`${column('collection_id')} = any(${filters.collectionIds}::uuid[])`);
+  if (filters.collectionIds?.length)
+    parts.push(sql`${column('collection_id')} = any(${filters.collectionIds}::uuid[])`);
   if (filters.categories?.length) parts.push(sql`${column('categories')} && ${filters.categories}::text[]`);
   if (filters.startDate) parts.push(sql`${column('document_created_at')} >= ${filters.startDate}`);
   if (filters.endDate) parts.push(sql`${column('document_created_at')} <= ${filters.endDate}`);
@@ -41,7 +42,9 @@ export function hasFilters(filters: LaneFilters): boolean {
 /** The distinct lexemes of `query` under each of the text-search configurations. */
 export async function queryLexemes(executor: Executor, query: string, configs: string[]): Promise<string[]> {
   const result = await sql<{ lexeme: string }>`
-    select distinct u.lexeme from unnest(${configs}::text[]) cfg, unnest(to_tsvector(cfg::regconfig, ${query})) u`.execute(executor);
+    select distinct u.lexeme from unnest(${configs}::text[]) cfg, unnest(to_tsvector(cfg::regconfig, ${query})) u`.execute(
+    executor,
+  );
   return result.rows.map((row) => row.lexeme);
 }
 
@@ -143,7 +146,10 @@ function docstoreLane(input: TextLanesInput) {
   if (filters.startDate) documentFilters.push(sql`d.created_at >= ${filters.startDate}`);
   if (filters.endDate) documentFilters.push(sql`d.created_at <= ${filters.endDate}`);
   const where = documentFilters.length ? sql.join(documentFilters, sql` and `) : sql`true`;
-  const phrase = sql.join(configs.map((config) => sql`phraseto_tsquery(${config}::regconfig, ${query})`), sql` || `);
+  const phrase = sql.join(
+    configs.map((config) => sql`phraseto_tsquery(${config}::regconfig, ${query})`),
+    sql` || `,
+  );
   // A literal, not a parameter: the prepared statement of a long query must not plan a title scan.
   const titled = query.length <= DOCSTORE.maxTitleQueryLength;
   // The phrase query is computed once (a prepared statement's generic plan would call the
@@ -179,7 +185,8 @@ async function laneSearch(executor: Executor, input: TextLanesInput, lane: 'full
   const { query, configs, detailRank } = input;
   // Lexemes quoted for the tsquery parser as quoteLexeme does; chr(92) is a backslash, chr(39) a quote.
   const quoted = sql`chr(39) || replace(replace(l, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)`;
-  const ranking = lane === 'docstore' ? docstoreLane(input) : input.fulltext === 'ts_rank_cd' ? tsRankCdLane(input) : bm25Lane(input);
+  const ranking =
+    lane === 'docstore' ? docstoreLane(input) : input.fulltext === 'ts_rank_cd' ? tsRankCdLane(input) : bm25Lane(input);
   const result = await prepared(sql<LaneHit & Partial<ChunkDetails>>`
     with words as materialized (
       select distinct u.lexeme as l from unnest(${configs}::text[]) cfg, unnest(to_tsvector(cfg::regconfig, ${query})) u
@@ -201,7 +208,9 @@ async function laneSearch(executor: Executor, input: TextLanesInput, lane: 'full
     ) x on true
     order by h.rank`).execute(executor);
   const hits: LaneHit[] = result.rows.map(({ chunk_id, score }) => ({ chunk_id, score }));
-  const details = result.rows.filter((row) => row.id).map(({ chunk_id: _chunk, score: _score, ...detail }) => detail as ChunkDetails);
+  const details = result.rows
+    .filter((row) => row.id)
+    .map(({ chunk_id: _chunk, score: _score, ...detail }) => detail as ChunkDetails);
   return { hits, details };
 }
 
@@ -223,13 +232,18 @@ export async function textLanes(executor: Executor, input: TextLanesInput): Prom
 }
 
 /** The lexemes (with positions) of each word read alone under `config`, in the order given. */
-export async function wordLexemes(executor: Executor, config: string, words: string[]): Promise<{ lexeme: string; positions: number[] }[][]> {
+export async function wordLexemes(
+  executor: Executor,
+  config: string,
+  words: string[],
+): Promise<{ lexeme: string; positions: number[] }[][]> {
   const result = await sql<{ i: number; lexeme: string | null; positions: number[] | null }>`
     select w.i::int as i, u.lexeme, u.positions::int[] as positions
     from unnest(${words}::text[]) with ordinality as w(word, i)
     left join lateral unnest(to_tsvector(${config}::regconfig, w.word)) u on true`.execute(executor);
   const lexemes: { lexeme: string; positions: number[] }[][] = words.map(() => []);
-  for (const row of result.rows) if (row.lexeme !== null) lexemes[row.i - 1]!.push({ lexeme: row.lexeme, positions: row.positions ?? [] });
+  for (const row of result.rows)
+    if (row.lexeme !== null) lexemes[row.i - 1]!.push({ lexeme: row.lexeme, positions: row.positions ?? [] });
   return lexemes;
 }
 
@@ -238,21 +252,26 @@ export async function wordLexemes(executor: Executor, config: string, words: str
  * the company has more than `maxChunks` chunks.
  */
 export async function textIndexSnapshot(db: Db, companyId: string, maxChunks: number): Promise<IndexSnapshot | null> {
-  return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-    const corpus = await sql<{ chunk_count: number; token_total: number }>`
-      select chunk_count::int, token_total::float8 as token_total from kb_corpus_stats where company_id = ${companyId}`.execute(trx);
-    const stats = corpus.rows[0] ?? null;
-    if (stats && stats.chunk_count > maxChunks) return null;
-    const chunks = await sql<IndexChunkRow>`
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const corpus = await sql<{ chunk_count: number; token_total: number }>`
+      select chunk_count::int, token_total::float8 as token_total from kb_corpus_stats where company_id = ${companyId}`.execute(
+        trx,
+      );
+      const stats = corpus.rows[0] ?? null;
+      if (stats && stats.chunk_count > maxChunks) return null;
+      const chunks = await sql<IndexChunkRow>`
       select id, document_id, ordinal, text, language, collection_id, categories, document_created_at, token_count, tsv::text as tsv
       from kb_chunks where company_id = ${companyId} order by document_id, ordinal`.execute(trx);
-    if (chunks.rows.length > maxChunks) return null;
-    const documents = await sql<IndexDocumentRow>`
+      if (chunks.rows.length > maxChunks) return null;
+      const documents = await sql<IndexDocumentRow>`
       select id, title, status, collection_id, categories, created_at,
              case when status = 'completed' then content_tsv::text end as tsv
       from kb_documents where company_id = ${companyId}`.execute(trx);
-    return { chunks: chunks.rows, documents: documents.rows, corpus: stats };
-  });
+      return { chunks: chunks.rows, documents: documents.rows, corpus: stats };
+    });
 }
 
 export interface VectorRow {
@@ -297,7 +316,12 @@ export async function chunkDetails(executor: Executor, companyId: string, ids: s
 }
 
 /** Documents sharing some of `lexemes` with a text, best first (candidates of a similarity check). */
-export async function similarCandidates(executor: Executor, companyId: string, lexemes: string[], limit: number): Promise<{ id: string; title: string; content: string }[]> {
+export async function similarCandidates(
+  executor: Executor,
+  companyId: string,
+  lexemes: string[],
+  limit: number,
+): Promise<{ id: string; title: string; content: string }[]> {
   if (lexemes.length === 0) return [];
   const query = lexemes.map(quoteLexeme).join(' | ');
   const result = await sql<{ id: string; title: string; content: string }>`

@@ -25,7 +25,11 @@ export interface KnowledgeDeps {
   clock: Clock;
   fetcher: WebFetcher;
   embedding: EmbedderState;
-  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  log: {
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+    info(obj: object, msg: string): void;
+  };
   maxUploadBytes: number;
   /** How long a task may stay processing before another worker takes it over. */
   staleAfterMs?: number;
@@ -118,7 +122,16 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
   const retrieval = createRetrieval({ db, vectors, embedding, memory: deps.memory });
   // Every instance hears of a change through its notification (migration 0014); this one at once.
   const searchChanged = (companyId: string) => deps.memory?.changed(companyId);
-  const ingestion = createIngestion({ db, queue, clock, fetcher: deps.fetcher, embedding, log: deps.log, staleAfterMs: deps.staleAfterMs, searchChanged });
+  const ingestion = createIngestion({
+    db,
+    queue,
+    clock,
+    fetcher: deps.fetcher,
+    embedding,
+    log: deps.log,
+    staleAfterMs: deps.staleAfterMs,
+    searchChanged,
+  });
   queue.define<{ documentId: string }>({
     name: INGEST_JOB,
     handler: (data) => ingestion.ingest(data.documentId),
@@ -155,7 +168,12 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     return { task_id: withPrefix('task_', row.task_id), document_id: withPrefix('doc_', row.id), status: row.status };
   }
 
-  const base = (context: CompanyContext, title: string, categories: string[] | undefined, collectionId: string | undefined) => ({
+  const base = (
+    context: CompanyContext,
+    title: string,
+    categories: string[] | undefined,
+    collectionId: string | undefined,
+  ) => ({
     company_id: context.companyId,
     collection_id: collectionId ?? null,
     title: title.trim(),
@@ -210,17 +228,34 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     },
 
     // -------------------------------------------------------------- documents
-    async uploadFile(context: CompanyContext, input: { title: string; categories?: string[]; collectionId?: string; file: UploadedFile }): Promise<S.UploadResult> {
+    async uploadFile(
+      context: CompanyContext,
+      input: { title: string; categories?: string[]; collectionId?: string; file: UploadedFile },
+    ): Promise<S.UploadResult> {
       requireWriter(context);
       const { file } = input;
       const declared = file.mimeType.split(';')[0]!.trim().toLowerCase();
       const sniffed = sniffType(file.bytes);
-      const byName = file.fileName.toLowerCase().endsWith('.pdf') ? PDF_TYPE : file.fileName.toLowerCase().endsWith('.docx') ? DOCX_TYPE : null;
-      const type = declared === PDF_TYPE || declared === DOCX_TYPE ? declared : declared === 'application/octet-stream' ? byName : null;
-      if (!type) throw AppErrors.unsupportedMediaType(`Only PDF and DOCX files can be uploaded; got ${declared || 'no type'} (${file.fileName})`);
+      const byName = file.fileName.toLowerCase().endsWith('.pdf')
+        ? PDF_TYPE
+        : file.fileName.toLowerCase().endsWith('.docx')
+          ? DOCX_TYPE
+          : null;
+      const type =
+        declared === PDF_TYPE || declared === DOCX_TYPE
+          ? declared
+          : declared === 'application/octet-stream'
+            ? byName
+            : null;
+      if (!type)
+        throw AppErrors.unsupportedMediaType(
+          `Only PDF and DOCX files can be uploaded; got ${declared || 'no type'} (${file.fileName})`,
+        );
       if (file.bytes.length === 0) throw AppErrors.validation('The uploaded file is empty');
       if ((type === PDF_TYPE && sniffed !== 'pdf') || (type === DOCX_TYPE && sniffed !== 'zip')) {
-        throw AppErrors.unsupportedMediaType(`The file was declared as ${type === PDF_TYPE ? 'PDF' : 'DOCX'} but its content is not (${file.fileName})`);
+        throw AppErrors.unsupportedMediaType(
+          `The file was declared as ${type === PDF_TYPE ? 'PDF' : 'DOCX'} but its content is not (${file.fileName})`,
+        );
       }
       await checkCollection(context, input.collectionId);
       return enqueue({
@@ -257,7 +292,8 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
       } catch {
         throw AppErrors.validation(`url must be an absolute http(s) URL, got "${body.url}"`);
       }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw AppErrors.validation(`url must use http or https, got ${url.protocol}`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw AppErrors.validation(`url must use http or https, got ${url.protocol}`);
       await checkCollection(context, body.collection_id);
       return enqueue({
         ...base(context, body.document_title, body.categories, body.collection_id),
@@ -277,7 +313,11 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     async listDocuments(context: CompanyContext, body: S.ListDocumentsBody) {
       const page = body.page ?? 1;
       const limit = body.limit ?? 10;
-      const filters = { categories: body.categories, collectionId: body.collection_id, ...dateRange(body.start_date, body.end_date) };
+      const filters = {
+        categories: body.categories,
+        collectionId: body.collection_id,
+        ...dateRange(body.start_date, body.end_date),
+      };
       const { rows, total } = await repo.listDocuments(db, context.companyId, filters, (page - 1) * limit, limit);
       return { data: rows.map((row) => toDocument(row)), total, page, limit };
     },
@@ -286,12 +326,19 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
       const row = await document(context, id);
       await checkCollection(context, body.collection_id);
       await db.transaction().execute(async (trx) => {
-        await repo.updateDocumentMeta(trx, context.companyId, row.id, {
-          title: body.document_title?.trim(),
-          categories: body.categories ? [...new Set(body.categories)] : undefined,
-          collection_id: body.collection_id,
-        }, clock.now());
-        const retitled = body.document_title !== undefined && body.document_title.trim() !== row.title && row.status === 'completed';
+        await repo.updateDocumentMeta(
+          trx,
+          context.companyId,
+          row.id,
+          {
+            title: body.document_title?.trim(),
+            categories: body.categories ? [...new Set(body.categories)] : undefined,
+            collection_id: body.collection_id,
+          },
+          clock.now(),
+        );
+        const retitled =
+          body.document_title !== undefined && body.document_title.trim() !== row.title && row.status === 'completed';
         if (body.content !== undefined || retitled) {
           const content = body.content ?? (await repo.findDocumentContent(trx, context.companyId, row.id)) ?? '';
           if (!content.trim()) throw AppErrors.validation('content must not be blank');
@@ -332,20 +379,30 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
       return { query: body.query, ...output, total: output.results.length };
     },
     async checkSimilarity(context: CompanyContext, body: S.CheckSimilarityBody) {
-      if (body.customer_id.toLowerCase() !== context.companyId) throw AppErrors.forbidden('customer_id must be your active company\'s id');
+      if (body.customer_id.toLowerCase() !== context.companyId)
+        throw AppErrors.forbidden("customer_id must be your active company's id");
       const threshold = body.similarity ?? 0.9;
       const result = await retrieval.similar(context.companyId, body.document, threshold);
-      return { ...result, threshold, matches: result.matches.map((match) => ({ ...match, document_id: withPrefix('doc_', match.document_id) })) };
+      return {
+        ...result,
+        threshold,
+        matches: result.matches.map((match) => ({ ...match, document_id: withPrefix('doc_', match.document_id) })),
+      };
     },
     async stats(context: CompanyContext) {
-      const [raw, collections] = await Promise.all([repo.knowledgeStats(db, context.companyId), repo.countCollections(db, context.companyId)]);
+      const [raw, collections] = await Promise.all([
+        repo.knowledgeStats(db, context.companyId),
+        repo.countCollections(db, context.companyId),
+      ]);
       const sum = (key: 'status' | 'source_type' | 'language') => {
         const out: Record<string, number> = {};
         for (const row of raw.documents) out[row[key] ?? 'und'] = (out[row[key] ?? 'und'] ?? 0) + row.n;
         return out;
       };
       const byStatus = { pending: 0, processing: 0, completed: 0, failed: 0, ...sum('status') };
-      const unavailable = raw.documents.filter((row) => row.embedding_status === 'unavailable').reduce((n, row) => n + row.n, 0);
+      const unavailable = raw.documents
+        .filter((row) => row.embedding_status === 'unavailable')
+        .reduce((n, row) => n + row.n, 0);
       return {
         total_documents: raw.documents.reduce((n, row) => n + row.n, 0),
         total_chunks: raw.corpus?.chunk_count ?? 0,
@@ -358,7 +415,11 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
         embeddings: {
           available: embedding.embedder !== null && unavailable === 0,
           provider: embedding.embedder?.id ?? null,
-          reason: embedding.reason ?? (unavailable > 0 ? 'Some documents were indexed without embeddings: the embedder failed (see their embedding_error)' : null),
+          reason:
+            embedding.reason ??
+            (unavailable > 0
+              ? 'Some documents were indexed without embeddings: the embedder failed (see their embedding_error)'
+              : null),
           embedded_chunks: raw.vectors.reduce((n, row) => n + row.n, 0),
           documents_without_embeddings: unavailable,
         },
@@ -370,7 +431,10 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     /** Hybrid search over a company's knowledge (chat retrieval, built-in responder). */
     async search(companyId: string, input: SearchInput): Promise<SearchOutput> {
       const output = await retrieval.search(companyId, input);
-      return { ...output, results: output.results.map((result) => ({ ...result, document_id: withPrefix('doc_', result.document_id) })) };
+      return {
+        ...output,
+        results: output.results.map((result) => ({ ...result, document_id: withPrefix('doc_', result.document_id) })),
+      };
     },
     /** For roll-outs: which of `collectionIds` are missing, still processing, or have failures. */
     async collectionsReadiness(companyId: string, collectionIds: string[]) {
@@ -390,7 +454,8 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     async recover(): Promise<number> {
       // Pending tasks younger than a minute still have their job in the queue (sent with the row).
       const ids = await repo.unfinishedDocumentIds(db, new Date(clock.now().getTime() - 60_000));
-      for (const documentId of ids) await queue.send(db, INGEST_JOB, { documentId }, { singletonKey: `ingest:${documentId}` });
+      for (const documentId of ids)
+        await queue.send(db, INGEST_JOB, { documentId }, { singletonKey: `ingest:${documentId}` });
       if (ids.length) deps.log.info({ count: ids.length }, 'knowledge tasks re-enqueued after restart');
       return ids.length;
     },

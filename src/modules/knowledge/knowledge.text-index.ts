@@ -7,7 +7,14 @@
  * ts_rank's choice of each document's best chunk, each written after PostgreSQL's definition
  * (tsrank.c calc_rank_or, pg_trgm cnt_sml) and checked against it in the tests.
  */
-import { BM25, DOCSTORE, type ChunkDetails, type LaneFilters, type LaneHit, type TextLanes } from './knowledge.search.repo.js';
+import {
+  BM25,
+  DOCSTORE,
+  type ChunkDetails,
+  type LaneFilters,
+  type LaneHit,
+  type TextLanes,
+} from './knowledge.search.repo.js';
 
 /**
  * Reads a tsvector as PostgreSQL prints it (`'word':1,3 'it''s':2`, weights ignored), calling
@@ -79,7 +86,11 @@ const WEIGHT_D = f32(0.1);
  * ts_rank(tsvector, q) for `q` an OR of distinct lexemes, without normalisation: PostgreSQL's
  * calc_rank_or, in its float4 arithmetic (so that ties and orderings come out the same).
  */
-export function tsRankOr(positionsOf: (lexeme: string) => number[] | undefined, lexemes: readonly string[], vectorIsEmpty = false): number {
+export function tsRankOr(
+  positionsOf: (lexeme: string) => number[] | undefined,
+  lexemes: readonly string[],
+  vectorIsEmpty = false,
+): number {
   if (vectorIsEmpty || lexemes.length === 0) return 0;
   let res = 0;
   for (const lexeme of lexemes) {
@@ -130,7 +141,10 @@ export interface PhraseStep {
 }
 
 /** Whether `phrase` (phraseto_tsquery's `a <-> b <2> c`) matches the positions of a tsvector. */
-export function phraseMatches(positionsOf: (lexeme: string) => number[] | undefined, phrase: readonly PhraseStep[]): boolean {
+export function phraseMatches(
+  positionsOf: (lexeme: string) => number[] | undefined,
+  phrase: readonly PhraseStep[],
+): boolean {
   if (phrase.length === 0) return false;
   let ends = positionsOf(phrase[0]!.lexeme);
   if (!ends) return false;
@@ -177,7 +191,8 @@ class Postings {
     const l = this.lexemes.get(lexeme);
     if (l === undefined) return;
     df?.(this.start[l + 1]! - this.start[l]!);
-    for (let k = this.start[l]!; k < this.start[l + 1]!; k++) visit(this.holders[k]!, this.positionStart[k + 1]! - this.positionStart[k]! || 1);
+    for (let k = this.start[l]!; k < this.start[l + 1]!; k++)
+      visit(this.holders[k]!, this.positionStart[k + 1]! - this.positionStart[k]! || 1);
   }
 
   /** Positions of `lexeme` in `holder`, or undefined when it does not hold it. */
@@ -189,7 +204,8 @@ class Postings {
     while (low <= high) {
       const mid = (low + high) >> 1;
       const value = this.holders[mid]!;
-      if (value === holder) return Array.from(this.positions.subarray(this.positionStart[mid]!, this.positionStart[mid + 1]!));
+      if (value === holder)
+        return Array.from(this.positions.subarray(this.positionStart[mid]!, this.positionStart[mid + 1]!));
       if (value < holder) low = mid + 1;
       else high = mid - 1;
     }
@@ -248,7 +264,7 @@ class PostingsBuilder {
     const positionCounts = new Int32Array(postingTotal);
     const fill = start.slice(0, lexemeCount);
     // Pass 1: each posting's holder and number of positions, in place.
-    for (let i = 0; i < this.length; ) {
+    for (let i = 0; i < this.length;) {
       const holder = this.record[i++]!;
       const entries = this.record[i++]!;
       for (let e = 0; e < entries; e++) {
@@ -263,7 +279,7 @@ class PostingsBuilder {
     // Pass 2: the positions, each posting's in its place.
     const positions = new Int32Array(this.positionTotal);
     fill.set(start.subarray(0, lexemeCount));
-    for (let i = 0; i < this.length; ) {
+    for (let i = 0; i < this.length;) {
       i++;
       const entries = this.record[i++]!;
       for (let e = 0; e < entries; e++) {
@@ -315,14 +331,16 @@ interface Holder {
 
 function matches(holder: Holder, filters: LaneFilters): boolean {
   if (filters.collectionIds?.length && !filters.collectionIds.includes(holder.collectionId ?? '')) return false;
-  if (filters.categories?.length && !holder.categories.some((category) => filters.categories!.includes(category))) return false;
+  if (filters.categories?.length && !holder.categories.some((category) => filters.categories!.includes(category)))
+    return false;
   if (filters.startDate && holder.createdAt < filters.startDate.getTime()) return false;
   if (filters.endDate && holder.createdAt > filters.endDate.getTime()) return false;
   return true;
 }
 
 /** Best first, then by chunk id (uuid order is the order of their lower-case text). */
-const byScoreThenId = (a: LaneHit, b: LaneHit) => b.score - a.score || (a.chunk_id < b.chunk_id ? -1 : a.chunk_id > b.chunk_id ? 1 : 0);
+const byScoreThenId = (a: LaneHit, b: LaneHit) =>
+  b.score - a.score || (a.chunk_id < b.chunk_id ? -1 : a.chunk_id > b.chunk_id ? 1 : 0);
 
 export interface TextIndexSearch {
   query: string;
@@ -333,7 +351,14 @@ export interface TextIndexSearch {
   docstore: boolean;
 }
 
-type IndexedChunk = Holder & { id: string; document: number; ordinal: number; dl: number; details: ChunkDetails; empty: boolean };
+type IndexedChunk = Holder & {
+  id: string;
+  document: number;
+  ordinal: number;
+  dl: number;
+  details: ChunkDetails;
+  empty: boolean;
+};
 type IndexedDocument = Holder & { id: string; completed: boolean; titleTrigramCount: number; chunks: number[] };
 
 /** Yields to the event loop every few milliseconds of a long build, so requests keep flowing. */
@@ -432,7 +457,8 @@ export class TextIndex {
     // Every hit's details (the SQL lanes bring their top hits'): they are at hand, and a hit
     // ranked lower in each lane can still be fused into the top.
     const details: ChunkDetails[] = [];
-    for (const hits of [fulltext, docstore]) for (const hit of hits ?? []) details.push(this.chunkById.get(hit.chunk_id)!.details);
+    for (const hits of [fulltext, docstore])
+      for (const hit of hits ?? []) details.push(this.chunkById.get(hit.chunk_id)!.details);
     return { fulltext, docstore, details };
   }
 
@@ -470,7 +496,9 @@ export class TextIndex {
       // Only documents holding the phrase's rarest lexeme can hold the phrase.
       const holders = new Set<number>();
       for (const phrase of phrases) {
-        const rarest = phrase.reduce((a, b) => (this.documentPostings.count(b.lexeme) < this.documentPostings.count(a.lexeme) ? b : a));
+        const rarest = phrase.reduce((a, b) =>
+          this.documentPostings.count(b.lexeme) < this.documentPostings.count(a.lexeme) ? b : a,
+        );
         this.documentPostings.forEach(rarest.lexeme, (holder) => holders.add(holder));
       }
       for (const document of [...holders].sort((a, b) => a - b)) {
@@ -484,11 +512,14 @@ export class TextIndex {
       // Shared trigrams counted through the title index; similarity = shared / (|a| + |b| − shared).
       const query = trigrams(input.query);
       const shared = new Map<number, number>();
-      for (const trigram of query) for (const document of this.titlesByTrigram.get(trigram) ?? []) shared.set(document, (shared.get(document) ?? 0) + 1);
+      for (const trigram of query)
+        for (const document of this.titlesByTrigram.get(trigram) ?? [])
+          shared.set(document, (shared.get(document) ?? 0) + 1);
       for (const [document, common] of shared) {
         const row = this.documents[document]!;
         const similarity = similarityOf(common, row.titleTrigramCount, query.size);
-        if (similarity >= DOCSTORE.minTitleSimilarity && matches(row, filters)) candidates.set(document, (candidates.get(document) ?? 0) + similarity);
+        if (similarity >= DOCSTORE.minTitleSimilarity && matches(row, filters))
+          candidates.set(document, (candidates.get(document) ?? 0) + similarity);
       }
     }
     const chosen = [...candidates].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, depth);
@@ -513,7 +544,11 @@ export class TextIndex {
       };
       if (
         !best ||
-        (candidate.phrase !== best.phrase ? candidate.phrase : candidate.rank !== best.rank ? candidate.rank > best.rank : candidate.ordinal < best.ordinal)
+        (candidate.phrase !== best.phrase
+          ? candidate.phrase
+          : candidate.rank !== best.rank
+            ? candidate.rank > best.rank
+            : candidate.ordinal < best.ordinal)
       ) {
         best = candidate;
       }

@@ -21,7 +21,9 @@ const LANGUAGES: Record<string, { code: string; config: string }> = {
   swe: { code: 'sv', config: 'swedish' },
 };
 
-const CONFIG_BY_CODE: Record<string, string> = Object.fromEntries(Object.values(LANGUAGES).map(({ code, config }) => [code, config]));
+const CONFIG_BY_CODE: Record<string, string> = Object.fromEntries(
+  Object.values(LANGUAGES).map(({ code, config }) => [code, config]),
+);
 
 const ARABIC_LETTERS = /[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF]/g;
 const LATIN_LETTERS = /[A-Za-z]/g;
@@ -117,7 +119,11 @@ export function chunkText(text: string, language: string, options: ChunkOptions 
 
 /** Word shingles (3 words) of a text, for near-duplicate detection without embeddings. */
 export function shingles(text: string, size = 3): Set<string> {
-  const words = text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .toLowerCase()
+      .normalize('NFKC')
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   const out = new Set<string>();
   if (words.length < size) {
     if (words.length) out.add(words.join(' '));

@@ -18,14 +18,21 @@ interface Index {
 }
 
 export interface VectorIndexes {
-  search(companyId: string, model: string, query: Float32Array, filters: LaneFilters, limit: number): Promise<LaneHit[]>;
+  search(
+    companyId: string,
+    model: string,
+    query: Float32Array,
+    filters: LaneFilters,
+    limit: number,
+  ): Promise<LaneHit[]>;
   /** Entries held in memory (for stats). */
   size(): number;
 }
 
 function matches(index: Index, row: number, filters: LaneFilters): boolean {
   if (filters.collectionIds?.length && !filters.collectionIds.includes(index.collections[row] ?? '')) return false;
-  if (filters.categories?.length && !index.categories[row]!.some((category) => filters.categories!.includes(category))) return false;
+  if (filters.categories?.length && !index.categories[row]!.some((category) => filters.categories!.includes(category)))
+    return false;
   if (filters.startDate && index.createdAt[row]! < filters.startDate.getTime()) return false;
   if (filters.endDate && index.createdAt[row]! > filters.endDate.getTime()) return false;
   return true;
@@ -41,7 +48,12 @@ export function createVectorIndexes(db: Db, maxIndexes = 64): VectorIndexes {
     const usable = rows.filter((row) => row.embedding.byteLength === dims * 4);
     const matrix = new Float32Array(usable.length * dims);
     usable.forEach((row, i) => {
-      matrix.set(new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)), i * dims);
+      matrix.set(
+        new Float32Array(
+          row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength),
+        ),
+        i * dims,
+      );
     });
     return {
       version,

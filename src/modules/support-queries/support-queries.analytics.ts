@@ -21,11 +21,16 @@ function round2(expression: RawBuilder<unknown>) {
 
 /** sum(numerator) / sum(denominator), 0 when the denominator is 0. */
 function ratio(numerator: string, denominator: string, scale = 1) {
-  return round2(sql`coalesce(${sql.lit(scale)} * sum(${sql.ref(numerator)}) / nullif(sum(${sql.ref(denominator)}), 0), 0)`);
+  return round2(
+    sql`coalesce(${sql.lit(scale)} * sum(${sql.ref(numerator)}) / nullif(sum(${sql.ref(denominator)}), 0), 0)`,
+  );
 }
 
 function sumsOf(prefix: string, values: readonly string[], key: string) {
-  return sql.join(values.map((value) => sql`coalesce(sum(${sql.ref(`${prefix}_${value}`)}), 0) as ${sql.ref(`${key}:${value}`)}`), sql`, `);
+  return sql.join(
+    values.map((value) => sql`coalesce(sum(${sql.ref(`${prefix}_${value}`)}), 0) as ${sql.ref(`${key}:${value}`)}`),
+    sql`, `,
+  );
 }
 
 export type CountRow = Record<string, number>;
@@ -65,7 +70,10 @@ export async function windowSummary(db: Executor, companyId: string, window: Win
  */
 export async function medianResolution(db: Db, companyId: string, window: Window): Promise<number> {
   // One snapshot for both reads, so the histogram and the rows agree.
-  return db.transaction().setIsolationLevel('repeatable read').execute((trx) => medianWithin(trx, companyId, window));
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute((trx) => medianWithin(trx, companyId, window));
 }
 
 async function medianWithin(db: Executor, companyId: string, window: Window): Promise<number> {
@@ -125,7 +133,12 @@ const perAgent = (companyId: string, window: Window) => sql`
   having sum(created_count) > 0`;
 
 /** The best agents of the window: highest success rate, then most queries handled. */
-export async function topAgents(db: Executor, companyId: string, window: Window, limit: number): Promise<AgentWindowRow[]> {
+export async function topAgents(
+  db: Executor,
+  companyId: string,
+  window: Window,
+  limit: number,
+): Promise<AgentWindowRow[]> {
   const result = await sql<AgentWindowRow>`
     with g as (${perAgent(companyId, window)})
     select g.agent_id, a.title as agent_name, g.handled as queries_handled,
@@ -145,7 +158,12 @@ export interface AgentPerformanceRow {
 }
 
 /** How many agents worked in the window, their mean load, the best success rate, and how many meet the target. */
-export async function agentPerformance(db: Executor, companyId: string, window: Window, targetPercent: number): Promise<AgentPerformanceRow> {
+export async function agentPerformance(
+  db: Executor,
+  companyId: string,
+  window: Window,
+  targetPercent: number,
+): Promise<AgentPerformanceRow> {
   const result = await sql<AgentPerformanceRow>`
     with g as (${perAgent(companyId, window)})
     select count(*) as total_agents_active,
@@ -160,7 +178,17 @@ export async function recentQueries(db: Executor, companyId: string, window: Win
   if (limit === 0) return [];
   return db
     .selectFrom('support_queries')
-    .select(['id', 'subject', 'status', 'priority', 'created_at', 'resolved_at', 'agent_id', 'resolution_method', 'customer_satisfaction'])
+    .select([
+      'id',
+      'subject',
+      'status',
+      'priority',
+      'created_at',
+      'resolved_at',
+      'agent_id',
+      'resolution_method',
+      'customer_satisfaction',
+    ])
     .where('company_id', '=', companyId)
     .where('created_at', '>=', window.from)
     .where('created_at', '<', window.to)
@@ -187,7 +215,12 @@ export interface PeriodRow {
 }
 
 /** Per period of the window (every period, empty ones as zeros): created, resolved among them, mean resolution time. */
-export async function periods(db: Executor, companyId: string, window: Window, granularity: Granularity): Promise<PeriodRow[]> {
+export async function periods(
+  db: Executor,
+  companyId: string,
+  window: Window,
+  granularity: Granularity,
+): Promise<PeriodRow[]> {
   const result = await sql<PeriodRow>`
     with s as (
       select date_trunc(${sql.lit(granularity)}, at at time zone 'UTC') as bucket, sum(created_count) as total, sum(resolved_count) as resolved,
@@ -207,7 +240,12 @@ export interface SeriesRow {
 }
 
 /** Queries created per period, and queries resolved per period (by resolved_at, within the window). */
-export async function timeSeries(db: Executor, companyId: string, window: Window, granularity: Granularity): Promise<SeriesRow[]> {
+export async function timeSeries(
+  db: Executor,
+  companyId: string,
+  window: Window,
+  granularity: Granularity,
+): Promise<SeriesRow[]> {
   const result = await sql<SeriesRow>`
     with s as (
       select date_trunc(${sql.lit(granularity)}, at at time zone 'UTC') as bucket, sum(created_count) as created, sum(resolutions) as resolved
@@ -221,5 +259,8 @@ export async function timeSeries(db: Executor, companyId: string, window: Window
 /** The two halves of a window (trends compare them). */
 export function halves(window: Window): [Window, Window] {
   const middle = new Date((window.from.getTime() + window.to.getTime()) / 2);
-  return [{ from: window.from, to: middle }, { from: middle, to: window.to }];
+  return [
+    { from: window.from, to: middle },
+    { from: middle, to: window.to },
+  ];
 }

@@ -7,9 +7,18 @@ import type { Priority, QueryType } from './support-queries.tables.js';
 const TYPE_RULES: [QueryType, RegExp][] = [
   ['billing', /\b(invoice|billing|bill|charged?|refund|payment|pay|subscription|price|pricing|credit card|receipt)\b/i],
   ['account', /\b(password|log ?in|sign ?in|account|username|2fa|two[- ]factor|profile|e-?mail address|locked out)\b/i],
-  ['bug_report', /\b(bug|crash(es|ed)?|broken|error|exception|fails?|failing|doesn'?t work|not working|stopped working)\b/i],
-  ['feature_request', /\b(feature|would be (nice|great)|could you add|please add|suggest(ion)?|enhancement|wish|roadmap)\b/i],
-  ['technical_support', /\b(how (do|can|to)|configure|configuration|install|setup|set up|integrat(e|ion)|api|webhook|sdk|connect)\b/i],
+  [
+    'bug_report',
+    /\b(bug|crash(es|ed)?|broken|error|exception|fails?|failing|doesn'?t work|not working|stopped working)\b/i,
+  ],
+  [
+    'feature_request',
+    /\b(feature|would be (nice|great)|could you add|please add|suggest(ion)?|enhancement|wish|roadmap)\b/i,
+  ],
+  [
+    'technical_support',
+    /\b(how (do|can|to)|configure|configuration|install|setup|set up|integrat(e|ion)|api|webhook|sdk|connect)\b/i,
+  ],
 ];
 
 const PRIORITY_RULES: [Priority, RegExp][] = [

@@ -48,10 +48,21 @@ function selectQueryRows(query: QueriesFrom) {
 
 export type QueryRow = Awaited<ReturnType<typeof findQueryRow>> & object;
 
-export async function listQueryRows(db: Executor, companyId: string, filters: QueryFilters, skip: number, limit: number) {
+export async function listQueryRows(
+  db: Executor,
+  companyId: string,
+  filters: QueryFilters,
+  skip: number,
+  limit: number,
+) {
   const base = applyFilters(db.selectFrom('support_queries'), companyId, filters);
   const [rows, total] = await Promise.all([
-    selectQueryRows(base).orderBy('support_queries.created_at', 'desc').orderBy('support_queries.id', 'desc').offset(skip).limit(limit).execute(),
+    selectQueryRows(base)
+      .orderBy('support_queries.created_at', 'desc')
+      .orderBy('support_queries.id', 'desc')
+      .offset(skip)
+      .limit(limit)
+      .execute(),
     countQueries(db, companyId, filters),
   ]);
   return { rows, total };
@@ -80,11 +91,21 @@ export async function countQueries(db: Executor, companyId: string, filters: Que
 }
 
 export async function findQueryRow(db: Executor, companyId: string, queryId: string) {
-  return selectQueryRows(db.selectFrom('support_queries').where('support_queries.company_id', '=', companyId).where('support_queries.id', '=', queryId)).executeTakeFirst();
+  return selectQueryRows(
+    db
+      .selectFrom('support_queries')
+      .where('support_queries.company_id', '=', companyId)
+      .where('support_queries.id', '=', queryId),
+  ).executeTakeFirst();
 }
 
 export async function queryExists(db: Executor, companyId: string, queryId: string): Promise<boolean> {
-  const row = await db.selectFrom('support_queries').select('id').where('company_id', '=', companyId).where('id', '=', queryId).executeTakeFirst();
+  const row = await db
+    .selectFrom('support_queries')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('id', '=', queryId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -137,11 +158,28 @@ export async function notesOfQueries(db: Executor, companyId: string, queryIds: 
 }
 export type NoteRow = Awaited<ReturnType<typeof notesOfQueries>>[number];
 
-export async function listNoteRows(db: Executor, companyId: string, queryId: string, includeInternal: boolean, skip: number, limit: number) {
-  let base = db.selectFrom('support_notes as n').where('n.company_id', '=', companyId).where('n.query_id', '=', queryId);
+export async function listNoteRows(
+  db: Executor,
+  companyId: string,
+  queryId: string,
+  includeInternal: boolean,
+  skip: number,
+  limit: number,
+) {
+  let base = db
+    .selectFrom('support_notes as n')
+    .where('n.company_id', '=', companyId)
+    .where('n.query_id', '=', queryId);
   if (!includeInternal) base = base.where('n.is_internal', '=', false);
   const [rows, count] = await Promise.all([
-    base.leftJoin('users as w', 'w.id', 'n.user_id').select(NOTE_COLUMNS).orderBy('n.created_at').orderBy('n.id').offset(skip).limit(limit).execute(),
+    base
+      .leftJoin('users as w', 'w.id', 'n.user_id')
+      .select(NOTE_COLUMNS)
+      .orderBy('n.created_at')
+      .orderBy('n.id')
+      .offset(skip)
+      .limit(limit)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.total };

@@ -59,7 +59,12 @@ export function createSupportRecorder(deps: { clock: Clock }) {
 
   return {
     /** The platform record of an end user (per company and external id); email and name are updated when given. */
-    async ensureEndUser(executor: Executor, companyId: string, externalId: string, profile: { email?: string | null; name?: string | null } = {}) {
+    async ensureEndUser(
+      executor: Executor,
+      companyId: string,
+      externalId: string,
+      profile: { email?: string | null; name?: string | null } = {},
+    ) {
       return repo.upsertEndUser(executor, companyId, externalId, profile);
     },
 
@@ -98,7 +103,11 @@ export function createSupportRecorder(deps: { clock: Clock }) {
         ...(input.resolution !== undefined ? { resolution: input.resolution } : {}),
       };
       if (input.resolved && row.status !== 'resolved') {
-        Object.assign(patch, { status: 'resolved', resolved_at: now, resolution_method: escalated ? 'human' : 'automated' });
+        Object.assign(patch, {
+          status: 'resolved',
+          resolved_at: now,
+          resolution_method: escalated ? 'human' : 'automated',
+        });
       } else if (input.escalated && row.status === 'resolved') {
         // The customer came back with a problem the agent could not solve: work reopens.
         Object.assign(patch, { status: 'in_progress', resolved_at: null, resolution_method: null });
@@ -109,12 +118,18 @@ export function createSupportRecorder(deps: { clock: Clock }) {
     },
 
     /** The customer's rating of the conversation, 1 to 5. */
-    async recordSatisfaction(executor: Executor, input: { companyId: string; queryId: string; rating: number }): Promise<void> {
+    async recordSatisfaction(
+      executor: Executor,
+      input: { companyId: string; queryId: string; rating: number },
+    ): Promise<void> {
       if (!Number.isInteger(input.rating) || input.rating < 1 || input.rating > 5) {
         throw AppErrors.validation(`Rating must be an integer from 1 to 5, got ${input.rating}`);
       }
       await locked(executor, input.companyId, input.queryId);
-      await repo.updateSupportQuery(executor, input.companyId, input.queryId, { customer_satisfaction: input.rating, updated_at: clock.now() });
+      await repo.updateSupportQuery(executor, input.companyId, input.queryId, {
+        customer_satisfaction: input.rating,
+        updated_at: clock.now(),
+      });
     },
 
     /** Closes the query (the conversation was closed or went inactive); closing twice is a no-op. */
@@ -122,11 +137,18 @@ export function createSupportRecorder(deps: { clock: Clock }) {
       const row = await locked(executor, input.companyId, input.queryId);
       if (row.status === 'closed') return;
       const now = clock.now();
-      await repo.updateSupportQuery(executor, input.companyId, input.queryId, { status: 'closed', closed_at: now, updated_at: now });
+      await repo.updateSupportQuery(executor, input.companyId, input.queryId, {
+        status: 'closed',
+        closed_at: now,
+        updated_at: now,
+      });
     },
 
     /** A note on a query, by a team member (userId) or by the agent or platform (null). */
-    async addNote(executor: Executor, input: { companyId: string; queryId: string; userId: string | null; content: string; isInternal?: boolean }) {
+    async addNote(
+      executor: Executor,
+      input: { companyId: string; queryId: string; userId: string | null; content: string; isInternal?: boolean },
+    ) {
       await locked(executor, input.companyId, input.queryId);
       return repo.insertSupportNote(executor, {
         company_id: input.companyId,

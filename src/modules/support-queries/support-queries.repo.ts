@@ -7,15 +7,26 @@ import type { Executor } from '../../db/database.js';
 import type { QueryType, SupportNotesTable, SupportQueriesTable } from './support-queries.tables.js';
 
 /** The end user with this external id in the company, created or updated (email and name when given). */
-export async function upsertEndUser(db: Executor, companyId: string, externalId: string, fields: { email?: string | null; name?: string | null }) {
+export async function upsertEndUser(
+  db: Executor,
+  companyId: string,
+  externalId: string,
+  fields: { email?: string | null; name?: string | null },
+) {
   return db
     .insertInto('end_users')
-    .values({ company_id: companyId, external_id: externalId, email: fields.email ?? null, name: fields.name ?? externalId })
+    .values({
+      company_id: companyId,
+      external_id: externalId,
+      email: fields.email ?? null,
+      name: fields.name ?? externalId,
+    })
     .onConflict((oc) =>
       oc.columns(['company_id', 'external_id']).doUpdateSet((eb) => ({
         email: fields.email != null ? eb.ref('excluded.email') : eb.ref('end_users.email'),
         name: fields.name != null ? eb.ref('excluded.name') : eb.ref('end_users.name'),
-        updated_at: fields.email != null || fields.name != null ? eb.ref('excluded.updated_at') : eb.ref('end_users.updated_at'),
+        updated_at:
+          fields.email != null || fields.name != null ? eb.ref('excluded.updated_at') : eb.ref('end_users.updated_at'),
       })),
     )
     .returning(['id'])
@@ -28,7 +39,10 @@ export type NewSupportQuery = Insertable<SupportQueriesTable>;
  * Inserts a support query; with a conversation id that already has one, returns that one
  * (one query per conversation).
  */
-export async function insertSupportQuery(db: Executor, row: NewSupportQuery): Promise<{ id: string; created: boolean }> {
+export async function insertSupportQuery(
+  db: Executor,
+  row: NewSupportQuery,
+): Promise<{ id: string; created: boolean }> {
   const inserted = await db
     .insertInto('support_queries')
     .values(row)
@@ -49,15 +63,34 @@ export async function insertSupportQuery(db: Executor, row: NewSupportQuery): Pr
 export async function lockSupportQuery(db: Executor, companyId: string, queryId: string) {
   return db
     .selectFrom('support_queries')
-    .select(['id', 'status', 'created_at', 'resolved_at', 'escalated_to_human', 'tools_used', 'agent_actions_count', 'resolution_method'])
+    .select([
+      'id',
+      'status',
+      'created_at',
+      'resolved_at',
+      'escalated_to_human',
+      'tools_used',
+      'agent_actions_count',
+      'resolution_method',
+    ])
     .where('company_id', '=', companyId)
     .where('id', '=', queryId)
     .forUpdate()
     .executeTakeFirst();
 }
 
-export async function updateSupportQuery(db: Executor, companyId: string, queryId: string, patch: Updateable<SupportQueriesTable>) {
-  await db.updateTable('support_queries').set(patch).where('company_id', '=', companyId).where('id', '=', queryId).execute();
+export async function updateSupportQuery(
+  db: Executor,
+  companyId: string,
+  queryId: string,
+  patch: Updateable<SupportQueriesTable>,
+) {
+  await db
+    .updateTable('support_queries')
+    .set(patch)
+    .where('company_id', '=', companyId)
+    .where('id', '=', queryId)
+    .execute();
 }
 
 export async function insertSupportNote(db: Executor, row: Insertable<SupportNotesTable>) {

@@ -14,9 +14,18 @@ export const NO_AGENT = '00000000-0000-0000-0000-000000000000';
 /** Rollup column → the same figure for one raw row (created part). */
 const RAW_COLUMNS: [string, RawBuilder<unknown>][] = [
   ['created_count', sql`1`],
-  ...QUERY_STATUSES.map((value): [string, RawBuilder<unknown>] => [`status_${value}`, sql`(status = ${sql.lit(value)})::int`]),
-  ...QUERY_TYPES.map((value): [string, RawBuilder<unknown>] => [`type_${value}`, sql`(query_type = ${sql.lit(value)})::int`]),
-  ...PRIORITIES.map((value): [string, RawBuilder<unknown>] => [`priority_${value}`, sql`(priority = ${sql.lit(value)})::int`]),
+  ...QUERY_STATUSES.map((value): [string, RawBuilder<unknown>] => [
+    `status_${value}`,
+    sql`(status = ${sql.lit(value)})::int`,
+  ]),
+  ...QUERY_TYPES.map((value): [string, RawBuilder<unknown>] => [
+    `type_${value}`,
+    sql`(query_type = ${sql.lit(value)})::int`,
+  ]),
+  ...PRIORITIES.map((value): [string, RawBuilder<unknown>] => [
+    `priority_${value}`,
+    sql`(priority = ${sql.lit(value)})::int`,
+  ]),
   ['escalated_count', sql`escalated_to_human::int`],
   ['resolved_count', sql`(resolved_at is not null)::int`],
   ['agent_resolved_count', sql`(resolved_at is not null and not escalated_to_human)::int`],
@@ -62,7 +71,9 @@ export function planWindow(from: Date | undefined, to: Date | undefined): Plan {
 export function inRanges(column: string, ranges: Range[]) {
   const ref = sql.ref(column);
   const parts = ranges.map((range) => {
-    const bounds = [range.lo ? sql`${ref} >= ${range.lo}` : null, range.hi ? sql`${ref} < ${range.hi}` : null].filter((b) => b !== null);
+    const bounds = [range.lo ? sql`${ref} >= ${range.lo}` : null, range.hi ? sql`${ref} < ${range.hi}` : null].filter(
+      (b) => b !== null,
+    );
     return bounds.length ? sql`(${sql.join(bounds, sql` and `)})` : sql`true`;
   });
   return parts.length ? sql`(${sql.join(parts, sql` or `)})` : sql`false`;
@@ -72,13 +83,26 @@ export function inRanges(column: string, ranges: Range[]) {
  * Rows shaped like the rollups (`at`, `agent_id`, ROLLUP_COLUMNS) whose sums over a window are
  * that window's figures. `agentId` narrows to one agent.
  */
-export function rollupSource(companyId: string, window: { from?: Date | undefined; to?: Date | undefined }, agentId?: string) {
+export function rollupSource(
+  companyId: string,
+  window: { from?: Date | undefined; to?: Date | undefined },
+  agentId?: string,
+) {
   const plan = planWindow(window.from, window.to);
   const rollupAgent = agentId ? sql`and agent_key = ${agentId}` : sql``;
   const rawAgent = agentId ? sql`and agent_id = ${agentId}` : sql``;
-  const columns = sql.join(ROLLUP_COLUMNS.map((name) => sql.ref(name)), sql`, `);
-  const created = sql.join(RAW_COLUMNS.map(([name, expression]) => sql`${expression} as ${sql.ref(name)}`), sql`, `);
-  const resolutions = sql.join(ROLLUP_COLUMNS.map((name) => (name === 'resolutions' ? sql`1` : sql`0`)), sql`, `);
+  const columns = sql.join(
+    ROLLUP_COLUMNS.map((name) => sql.ref(name)),
+    sql`, `,
+  );
+  const created = sql.join(
+    RAW_COLUMNS.map(([name, expression]) => sql`${expression} as ${sql.ref(name)}`),
+    sql`, `,
+  );
+  const resolutions = sql.join(
+    ROLLUP_COLUMNS.map((name) => (name === 'resolutions' ? sql`1` : sql`0`)),
+    sql`, `,
+  );
   const parts: RawBuilder<unknown>[] = [];
   if (plan.daily) {
     parts.push(sql`select day as at, nullif(agent_key, ${NO_AGENT}::uuid) as agent_id, ${columns}
@@ -102,5 +126,8 @@ export function planDays(from: Date, to: Date): { days: Range | null; raw: Range
   const d1 = ceilTo(from, DAY_MS);
   const d2 = floorTo(to, DAY_MS);
   if (d1 >= d2) return { days: null, raw: [{ lo: from, hi: to }] };
-  return { days: { lo: d1, hi: d2 }, raw: [...(from < d1 ? [{ lo: from, hi: d1 }] : []), ...(d2 < to ? [{ lo: d2, hi: to }] : [])] };
+  return {
+    days: { lo: d1, hi: d2 },
+    raw: [...(from < d1 ? [{ lo: from, hi: d1 }] : []), ...(d2 < to ? [{ lo: d2, hi: to }] : [])],
+  };
 }

@@ -29,28 +29,89 @@ const QueryIdParams = Type.Object({ query_id: Uuid() });
 
 export function supportQueriesRoutes(service: SupportQueriesService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/customer-support', {
-      schema: { operationId: 'listSupportQueries', tags, summary: 'Support queries of the company, newest first, with filters', querystring: ListQueryParams, response: { 200: SupportQueryPage, ...errors } },
-    }, async (request) => service.list(companyContext(request), request.query));
+    app.get(
+      '/customer-support',
+      {
+        schema: {
+          operationId: 'listSupportQueries',
+          tags,
+          summary: 'Support queries of the company, newest first, with filters',
+          querystring: ListQueryParams,
+          response: { 200: SupportQueryPage, ...errors },
+        },
+      },
+      async (request) => service.list(companyContext(request), request.query),
+    );
 
-    app.get('/customer-support/dashboard', {
-      schema: { operationId: 'supportDashboard', tags, summary: 'Performance dashboard of a window', querystring: DashboardParams, response: { 200: Dashboard, ...errors } },
-    }, async (request) => service.dashboard(companyContext(request), request.query));
+    app.get(
+      '/customer-support/dashboard',
+      {
+        schema: {
+          operationId: 'supportDashboard',
+          tags,
+          summary: 'Performance dashboard of a window',
+          querystring: DashboardParams,
+          response: { 200: Dashboard, ...errors },
+        },
+      },
+      async (request) => service.dashboard(companyContext(request), request.query),
+    );
 
-    app.get('/customer-support/stats', {
-      schema: { operationId: 'supportStats', tags, summary: 'Statistics of a window; group_by adds a per-period breakdown', querystring: StatsParams, response: { 200: Stats, ...errors } },
-    }, async (request) => service.stats(companyContext(request), request.query));
+    app.get(
+      '/customer-support/stats',
+      {
+        schema: {
+          operationId: 'supportStats',
+          tags,
+          summary: 'Statistics of a window; group_by adds a per-period breakdown',
+          querystring: StatsParams,
+          response: { 200: Stats, ...errors },
+        },
+      },
+      async (request) => service.stats(companyContext(request), request.query),
+    );
 
-    app.get('/customer-support/analytics', {
-      schema: { operationId: 'supportAnalytics', tags, summary: 'Time series, trends and top categories of a window', querystring: AnalyticsParams, response: { 200: Analytics, ...errors } },
-    }, async (request) => service.analytics(companyContext(request), request.query));
+    app.get(
+      '/customer-support/analytics',
+      {
+        schema: {
+          operationId: 'supportAnalytics',
+          tags,
+          summary: 'Time series, trends and top categories of a window',
+          querystring: AnalyticsParams,
+          response: { 200: Analytics, ...errors },
+        },
+      },
+      async (request) => service.analytics(companyContext(request), request.query),
+    );
 
-    app.get('/customer-support/:query_id', {
-      schema: { operationId: 'getSupportQuery', tags, summary: 'One support query with its user, agent and notes', params: QueryIdParams, response: { 200: SupportQuery, ...errors } },
-    }, async (request) => service.get(companyContext(request), request.params.query_id));
+    app.get(
+      '/customer-support/:query_id',
+      {
+        schema: {
+          operationId: 'getSupportQuery',
+          tags,
+          summary: 'One support query with its user, agent and notes',
+          params: QueryIdParams,
+          response: { 200: SupportQuery, ...errors },
+        },
+      },
+      async (request) => service.get(companyContext(request), request.params.query_id),
+    );
 
-    app.get('/customer-support/:query_id/notes', {
-      schema: { operationId: 'listSupportNotes', tags, summary: 'Notes of a support query, oldest first', params: QueryIdParams, querystring: NotesQueryParams, response: { 200: SupportNotePage, ...errors } },
-    }, async (request) => service.notes(companyContext(request), request.params.query_id, request.query));
+    app.get(
+      '/customer-support/:query_id/notes',
+      {
+        schema: {
+          operationId: 'listSupportNotes',
+          tags,
+          summary: 'Notes of a support query, oldest first',
+          params: QueryIdParams,
+          querystring: NotesQueryParams,
+          response: { 200: SupportNotePage, ...errors },
+        },
+      },
+      async (request) => service.notes(companyContext(request), request.params.query_id, request.query),
+    );
   };
 }

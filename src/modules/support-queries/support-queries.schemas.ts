@@ -55,7 +55,14 @@ export const SupportQuery = Type.Object(
     updated_at: Timestamp(),
     resolved_at: Nullable(Timestamp()),
     user: Person,
-    agent: Nullable(Type.Object({ id: Uuid(), title: Type.String(), task_description: Type.String(), performance_metrics: PerformanceMetrics })),
+    agent: Nullable(
+      Type.Object({
+        id: Uuid(),
+        title: Type.String(),
+        task_description: Type.String(),
+        performance_metrics: PerformanceMetrics,
+      }),
+    ),
     notes: Type.Array(SupportNote),
   },
   { title: 'SupportQuery' },
@@ -66,8 +73,14 @@ export const SupportQueryPage = Page(SupportQuery);
 export const SupportNotePage = Page(SupportNote);
 
 const windowParams = {
-  start_date: Type.Optional(IsoDate({ description: 'ISO 8601; from this instant (inclusive). Default: end_date minus the default window.' })),
-  end_date: Type.Optional(IsoDate({ description: 'ISO 8601; up to this instant (inclusive); a bare date covers that whole day. Default: now.' })),
+  start_date: Type.Optional(
+    IsoDate({ description: 'ISO 8601; from this instant (inclusive). Default: end_date minus the default window.' }),
+  ),
+  end_date: Type.Optional(
+    IsoDate({
+      description: 'ISO 8601; up to this instant (inclusive); a bare date covers that whole day. Default: now.',
+    }),
+  ),
 };
 
 export const ListQueryParams = Type.Object({
@@ -78,7 +91,9 @@ export const ListQueryParams = Type.Object({
   agent_id: Type.Optional(Uuid()),
   user_id: Type.Optional(Uuid()),
   start_date: Type.Optional(IsoDate({ description: 'ISO 8601; queries created at or after' })),
-  end_date: Type.Optional(IsoDate({ description: 'ISO 8601; queries created at or before (a bare date covers that day)' })),
+  end_date: Type.Optional(
+    IsoDate({ description: 'ISO 8601; queries created at or before (a bare date covers that day)' }),
+  ),
 });
 export type ListQueryParams = Static<typeof ListQueryParams>;
 
@@ -91,8 +106,14 @@ export const DashboardParams = Type.Object({
   ...windowParams,
   recent_limit: Type.Integer({ minimum: 0, maximum: 100, default: 10 }),
 });
-export const StatsParams = Type.Object({ ...windowParams, group_by: Type.Optional(StringEnum(['day', 'week', 'month'] as const)) });
-export const AnalyticsParams = Type.Object({ ...windowParams, granularity: StringEnum(['day', 'week', 'month'] as const, { default: 'day' }) });
+export const StatsParams = Type.Object({
+  ...windowParams,
+  group_by: Type.Optional(StringEnum(['day', 'week', 'month'] as const)),
+});
+export const AnalyticsParams = Type.Object({
+  ...windowParams,
+  granularity: StringEnum(['day', 'week', 'month'] as const, { default: 'day' }),
+});
 export type Granularity = 'day' | 'week' | 'month';
 
 export const Dashboard = Type.Object({
@@ -168,11 +189,19 @@ export const Stats = Type.Object({
 export type Stats = Static<typeof Stats>;
 
 export const Analytics = Type.Object({
-  time_series: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), queries_created: Type.Integer(), queries_resolved: Type.Integer() })),
+  time_series: Type.Array(
+    Type.Object({
+      date: Type.String({ format: 'date' }),
+      queries_created: Type.Integer(),
+      queries_resolved: Type.Integer(),
+    }),
+  ),
   trends: Type.Object({
     query_volume_trend: StringEnum(['increasing', 'decreasing', 'stable'] as const),
     resolution_time_trend: StringEnum(['improving', 'worsening', 'stable'] as const),
   }),
-  top_categories: Type.Array(Type.Object({ category: StringEnum(QUERY_TYPES), count: Type.Integer(), percentage: Type.Number() })),
+  top_categories: Type.Array(
+    Type.Object({ category: StringEnum(QUERY_TYPES), count: Type.Integer(), percentage: Type.Number() }),
+  ),
 });
 export type Analytics = Static<typeof Analytics>;

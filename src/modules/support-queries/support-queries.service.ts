@@ -11,7 +11,15 @@ import type { Clock } from '../../lib/clock.js';
 import * as analytics from './support-queries.analytics.js';
 import * as read from './support-queries.read.js';
 import { createSupportRecorder } from './support-queries.recorder.js';
-import type { Analytics, Dashboard, Granularity, ListQueryParams, Stats, SupportNote, SupportQuery } from './support-queries.schemas.js';
+import type {
+  Analytics,
+  Dashboard,
+  Granularity,
+  ListQueryParams,
+  Stats,
+  SupportNote,
+  SupportQuery,
+} from './support-queries.schemas.js';
 import { PRIORITIES, QUERY_STATUSES, QUERY_TYPES } from './support-queries.tables.js';
 import { checkPeriods, filterBounds, resolutionTrend, resolveWindow, volumeTrend } from './support-queries.window.js';
 
@@ -32,11 +40,17 @@ export interface WindowParams {
 const TOP_AGENTS = 5;
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-function pick<K extends string>(row: Record<string, number | null>, column: string, keys: readonly K[]): Record<K, number> {
+function pick<K extends string>(
+  row: Record<string, number | null>,
+  column: string,
+  keys: readonly K[],
+): Record<K, number> {
   return Object.fromEntries(keys.map((key) => [key, row[`${column}:${key}`] ?? 0])) as Record<K, number>;
 }
 
-export function toPerformanceMetrics(row: read.AgentMetricsRow): NonNullable<SupportQuery['agent']>['performance_metrics'] {
+export function toPerformanceMetrics(
+  row: read.AgentMetricsRow,
+): NonNullable<SupportQuery['agent']>['performance_metrics'] {
   return {
     total_queries_handled: row.queries_handled,
     avg_resolution_time: row.resolved_count ? round2(row.resolution_minutes_sum / row.resolved_count) : 0,
@@ -53,11 +67,18 @@ export function toNote(row: read.NoteRow): SupportNote {
     content: row.content,
     is_internal: row.is_internal,
     created_at: row.created_at.toISOString(),
-    user: row.user_id && row.user_email ? { id: row.user_id, email: row.user_email, name: row.user_name ?? row.user_email } : null,
+    user:
+      row.user_id && row.user_email
+        ? { id: row.user_id, email: row.user_email, name: row.user_name ?? row.user_email }
+        : null,
   };
 }
 
-export function toSupportQuery(row: read.QueryRow, agents: Map<string, read.AgentMetricsRow>, notes: SupportNote[]): SupportQuery {
+export function toSupportQuery(
+  row: read.QueryRow,
+  agents: Map<string, read.AgentMetricsRow>,
+  notes: SupportNote[],
+): SupportQuery {
   const agent = row.agent_id ? agents.get(row.agent_id) : undefined;
   return {
     id: row.id,
@@ -83,7 +104,14 @@ export function toSupportQuery(row: read.QueryRow, agents: Map<string, read.Agen
     updated_at: row.updated_at.toISOString(),
     resolved_at: row.resolved_at?.toISOString() ?? null,
     user: { id: row.user_id, email: row.user_email, name: row.user_name },
-    agent: agent ? { id: agent.id, title: agent.title, task_description: agent.task_description, performance_metrics: toPerformanceMetrics(agent) } : null,
+    agent: agent
+      ? {
+          id: agent.id,
+          title: agent.title,
+          task_description: agent.task_description,
+          performance_metrics: toPerformanceMetrics(agent),
+        }
+      : null,
     notes,
   };
 }
@@ -97,11 +125,16 @@ export function createSupportQueriesService(deps: SupportQueriesDeps) {
     const agentIds = [...new Set(rows.flatMap((row) => (row.agent_id ? [row.agent_id] : [])))];
     const [agents, notes] = await Promise.all([
       read.agentsWithMetrics(db, context.companyId, agentIds),
-      read.notesOfQueries(db, context.companyId, rows.map((row) => row.id)),
+      read.notesOfQueries(
+        db,
+        context.companyId,
+        rows.map((row) => row.id),
+      ),
     ]);
     const agentMap = new Map(agents.map((agent) => [agent.id, agent]));
     const notesByQuery = new Map<string, SupportNote[]>();
-    for (const note of notes) notesByQuery.set(note.query_id, [...(notesByQuery.get(note.query_id) ?? []), toNote(note)]);
+    for (const note of notes)
+      notesByQuery.set(note.query_id, [...(notesByQuery.get(note.query_id) ?? []), toNote(note)]);
     return rows.map((row) => toSupportQuery(row, agentMap, notesByQuery.get(row.id) ?? []));
   }
 
@@ -140,9 +173,20 @@ export function createSupportQueriesService(deps: SupportQueriesDeps) {
       return (await hydrate(context, [row]))[0]!;
     },
 
-    async notes(context: CompanyContext, queryId: string, params: { skip: number; limit: number; include_internal: boolean }): Promise<PageOf<SupportNote>> {
+    async notes(
+      context: CompanyContext,
+      queryId: string,
+      params: { skip: number; limit: number; include_internal: boolean },
+    ): Promise<PageOf<SupportNote>> {
       if (!(await read.queryExists(db, context.companyId, queryId))) throw AppErrors.notFound('Support query', queryId);
-      const { rows, total } = await read.listNoteRows(db, context.companyId, queryId, params.include_internal, params.skip, params.limit);
+      const { rows, total } = await read.listNoteRows(
+        db,
+        context.companyId,
+        queryId,
+        params.include_internal,
+        params.skip,
+        params.limit,
+      );
       return { data: rows.map(toNote), total, skip: params.skip, limit: params.limit };
     },
 
@@ -218,7 +262,10 @@ export function createSupportQueriesService(deps: SupportQueriesDeps) {
         time_series: series,
         trends: {
           query_volume_trend: volumeTrend(early.total, late.total),
-          resolution_time_trend: resolutionTrend(early.resolved ? early.resolution_minutes_sum / early.resolved : null, late.resolved ? late.resolution_minutes_sum / late.resolved : null),
+          resolution_time_trend: resolutionTrend(
+            early.resolved ? early.resolution_minutes_sum / early.resolved : null,
+            late.resolved ? late.resolution_minutes_sum / late.resolved : null,
+          ),
         },
         top_categories: QUERY_TYPES.map((category) => ({ category, count: earlyTypes[category] + lateTypes[category] }))
           .filter((entry) => entry.count > 0)

@@ -2,7 +2,14 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { DefaultTimestamp, Timestamp } from '../../db/schema.js';
 
-export const QUERY_TYPES = ['bug_report', 'feature_request', 'general_inquiry', 'technical_support', 'billing', 'account'] as const;
+export const QUERY_TYPES = [
+  'bug_report',
+  'feature_request',
+  'general_inquiry',
+  'technical_support',
+  'billing',
+  'account',
+] as const;
 export const QUERY_STATUSES = ['open', 'in_progress', 'resolved', 'closed'] as const;
 export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 
@@ -75,4 +82,3 @@ export interface SupportTables {
   support_agent_metrics: SupportAgentMetricsTable;
   support_notes: SupportNotesTable;
 }
-

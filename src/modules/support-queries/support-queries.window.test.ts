@@ -14,14 +14,21 @@ describe('resolveWindow', () => {
 
   it('reads a bare end date as the whole day and a date-time as inclusive to the millisecond', () => {
     expect(resolveWindow(now, 30, '2025-01-01', '2025-01-31').to.toISOString()).toBe('2025-02-01T00:00:00.000Z');
-    expect(resolveWindow(now, 30, '2025-01-01', '2025-01-31T10:00:00Z').to.toISOString()).toBe('2025-01-31T10:00:00.001Z');
-    expect(resolveWindow(now, 30, '2025-01-01T10:00:00+02:00', undefined).from.toISOString()).toBe('2025-01-01T08:00:00.000Z');
+    expect(resolveWindow(now, 30, '2025-01-01', '2025-01-31T10:00:00Z').to.toISOString()).toBe(
+      '2025-01-31T10:00:00.001Z',
+    );
+    expect(resolveWindow(now, 30, '2025-01-01T10:00:00+02:00', undefined).from.toISOString()).toBe(
+      '2025-01-01T08:00:00.000Z',
+    );
   });
 
   it('rejects a start after the end, naming start_date', () => {
     expect(() => resolveWindow(now, 30, '2025-02-01', '2025-01-01')).toThrow(/start_date/);
     expect(() => filterBounds('2025-02-01T00:00:01Z', '2025-02-01T00:00:00Z')).toThrow(/start_date/);
-    expect(filterBounds('2025-02-01', '2025-02-01')).toEqual({ from: new Date('2025-02-01T00:00:00Z'), to: new Date('2025-02-02T00:00:00Z') });
+    expect(filterBounds('2025-02-01', '2025-02-01')).toEqual({
+      from: new Date('2025-02-01T00:00:00Z'),
+      to: new Date('2025-02-02T00:00:00Z'),
+    });
     expect(filterBounds(undefined, undefined)).toEqual({});
   });
 

@@ -33,7 +33,12 @@ export function filterBounds(start: string | undefined, end: string | undefined)
 }
 
 /** The aggregate window: end defaults to now, start to `defaultDays` before the end. */
-export function resolveWindow(now: Date, defaultDays: number, start: string | undefined, end: string | undefined): Window {
+export function resolveWindow(
+  now: Date,
+  defaultDays: number,
+  start: string | undefined,
+  end: string | undefined,
+): Window {
   checkOrder(start, end);
   const to = end ? endBound(end) : new Date(now.getTime() + 1);
   const from = start ? parseIsoDate(start) : new Date(to.getTime() - defaultDays * DAY_MS);
@@ -44,7 +49,9 @@ export function resolveWindow(now: Date, defaultDays: number, start: string | un
 export function checkPeriods(window: Window, granularity: Granularity, parameter: string): void {
   const periods = (window.to.getTime() - window.from.getTime()) / (PERIOD_DAYS[granularity] * DAY_MS);
   if (periods > MAX_PERIODS) {
-    throw AppErrors.validation(`Invalid query parameter '${parameter}': a ${granularity} series of this window would exceed ${MAX_PERIODS} periods; choose a coarser ${parameter} or a shorter window`);
+    throw AppErrors.validation(
+      `Invalid query parameter '${parameter}': a ${granularity} series of this window would exceed ${MAX_PERIODS} periods; choose a coarser ${parameter} or a shorter window`,
+    );
   }
 }
 

@@ -8,7 +8,11 @@ import type { NotificationsTable } from './team-notifications.tables.js';
 
 /** Inserts the notification and one unread recipient row per current member of its company. */
 export async function insertNotification(db: Executor, row: Insertable<NotificationsTable>): Promise<{ id: string }> {
-  const notification = await db.insertInto('notifications').values(row).returning(['id', 'created_at']).executeTakeFirstOrThrow();
+  const notification = await db
+    .insertInto('notifications')
+    .values(row)
+    .returning(['id', 'created_at'])
+    .executeTakeFirstOrThrow();
   await db
     .insertInto('notification_recipients')
     .columns(['notification_id', 'company_id', 'user_id', 'created_at', 'updated_at'])
@@ -45,16 +49,32 @@ export interface NotificationFilters {
  * Notifications of the company as seen by `viewerId`: with `deliveredOnly`, only those delivered
  * to the viewer; otherwise all, with the viewer's status where they are a recipient (else unread).
  */
-function viewOf(db: Executor, companyId: string, viewerId: string, deliveredOnly: boolean, filters: NotificationFilters) {
+function viewOf(
+  db: Executor,
+  companyId: string,
+  viewerId: string,
+  deliveredOnly: boolean,
+  filters: NotificationFilters,
+) {
   const joined = deliveredOnly
-    ? db.selectFrom('notifications as n').innerJoin('notification_recipients as r', (join) => join.onRef('r.notification_id', '=', 'n.id').on('r.user_id', '=', viewerId))
-    : db.selectFrom('notifications as n').leftJoin('notification_recipients as r', (join) => join.onRef('r.notification_id', '=', 'n.id').on('r.user_id', '=', viewerId));
+    ? db
+        .selectFrom('notifications as n')
+        .innerJoin('notification_recipients as r', (join) =>
+          join.onRef('r.notification_id', '=', 'n.id').on('r.user_id', '=', viewerId),
+        )
+    : db
+        .selectFrom('notifications as n')
+        .leftJoin('notification_recipients as r', (join) =>
+          join.onRef('r.notification_id', '=', 'n.id').on('r.user_id', '=', viewerId),
+        );
   let q = joined.where('n.company_id', '=', companyId);
   if (filters.notificationType) q = q.where('n.notification_type', '=', filters.notificationType as never);
   if (filters.priority) q = q.where('n.priority', '=', filters.priority as never);
   if (filters.senderId) q = q.where('n.sender_id', '=', filters.senderId);
-  if (filters.agentId) q = q.where(sql`n.metadata ->> 'agent_id'`, '=', filters.agentId).where(sql<boolean>`n.metadata ? 'agent_id'`);
-  if (filters.queryId) q = q.where(sql`n.metadata ->> 'query_id'`, '=', filters.queryId).where(sql<boolean>`n.metadata ? 'query_id'`);
+  if (filters.agentId)
+    q = q.where(sql`n.metadata ->> 'agent_id'`, '=', filters.agentId).where(sql<boolean>`n.metadata ? 'agent_id'`);
+  if (filters.queryId)
+    q = q.where(sql`n.metadata ->> 'query_id'`, '=', filters.queryId).where(sql<boolean>`n.metadata ? 'query_id'`);
   if (filters.status) q = q.where(sql`coalesce(r.status, 'unread')`, '=', filters.status);
   if (filters.from) q = q.where('n.created_at', '>=', filters.from);
   if (filters.to) q = q.where('n.created_at', '<', filters.to);
@@ -78,15 +98,18 @@ function withViewColumns(view: ReturnType<typeof viewOf>) {
     ]);
 }
 
-export async function listNotificationRows(db: Executor, companyId: string, viewerId: string, deliveredOnly: boolean, filters: NotificationFilters, skip: number, limit: number) {
+export async function listNotificationRows(
+  db: Executor,
+  companyId: string,
+  viewerId: string,
+  deliveredOnly: boolean,
+  filters: NotificationFilters,
+  skip: number,
+  limit: number,
+) {
   const base = viewOf(db, companyId, viewerId, deliveredOnly, filters);
   const [rows, count] = await Promise.all([
-    withViewColumns(base)
-      .orderBy('n.created_at', 'desc')
-      .orderBy('n.id', 'desc')
-      .offset(skip)
-      .limit(limit)
-      .execute(),
+    withViewColumns(base).orderBy('n.created_at', 'desc').orderBy('n.id', 'desc').offset(skip).limit(limit).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.total };
@@ -126,7 +149,14 @@ export async function recipientsOf(db: Executor, companyId: string, notification
 export type RecipientRow = Awaited<ReturnType<typeof recipientsOf>>[number];
 
 /** Moves one user's status; undefined when that user is not a recipient of that notification of the company. */
-export async function updateRecipientStatus(db: Executor, companyId: string, notificationId: string, userId: string, status: 'unread' | 'read' | 'archived', now: Date) {
+export async function updateRecipientStatus(
+  db: Executor,
+  companyId: string,
+  notificationId: string,
+  userId: string,
+  status: 'unread' | 'read' | 'archived',
+  now: Date,
+) {
   const updated = await db
     .updateTable('notification_recipients')
     .set({
@@ -149,25 +179,45 @@ export async function updateRecipientStatus(db: Executor, companyId: string, not
 }
 
 export async function notificationExists(db: Executor, companyId: string, notificationId: string): Promise<boolean> {
-  const row = await db.selectFrom('notifications').select('id').where('company_id', '=', companyId).where('id', '=', notificationId).executeTakeFirst();
+  const row = await db
+    .selectFrom('notifications')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('id', '=', notificationId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 export async function isMember(db: Executor, companyId: string, userId: string): Promise<boolean> {
-  const row = await db.selectFrom('company_members').select('id').where('company_id', '=', companyId).where('user_id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('company_members')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 export type StatsRow = Record<string, number>;
 
 /** Counts over the viewer's view: totals, the viewer's statuses, categories and priorities. */
-export async function notificationStats(db: Executor, companyId: string, viewerId: string, deliveredOnly: boolean, filters: NotificationFilters, categories: readonly string[], priorities: readonly string[]) {
+export async function notificationStats(
+  db: Executor,
+  companyId: string,
+  viewerId: string,
+  deliveredOnly: boolean,
+  filters: NotificationFilters,
+  categories: readonly string[],
+  priorities: readonly string[],
+) {
   const countWhere = (expression: ReturnType<typeof sql>, value: string, alias: string) =>
     sql<number>`count(*) filter (where ${expression} = ${sql.lit(value)})`.as(alias);
   return viewOf(db, companyId, viewerId, deliveredOnly, filters)
     .select((eb) => [
       eb.fn.countAll<number>().as('total'),
-      ...['unread', 'read', 'archived'].map((status) => countWhere(sql`coalesce(r.status, 'unread')`, status, `status:${status}`)),
+      ...['unread', 'read', 'archived'].map((status) =>
+        countWhere(sql`coalesce(r.status, 'unread')`, status, `status:${status}`),
+      ),
       ...categories.map((category) => countWhere(sql`n.category`, category, `category:${category}`)),
       ...priorities.map((priority) => countWhere(sql`n.priority`, priority, `priority:${priority}`)),
     ])

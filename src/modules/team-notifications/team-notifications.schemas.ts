@@ -1,7 +1,12 @@
 /** TypeBox schemas of the team-notifications family (wire names as the interface spec prints them). */
 import { Type, type Static } from '@sinclair/typebox';
 import { IsoDate, Nullable, Page, SkipLimit, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
-import { NOTIFICATION_CATEGORIES, NOTIFICATION_PRIORITIES, NOTIFICATION_TYPES, RECIPIENT_STATUSES } from './team-notifications.tables.js';
+import {
+  NOTIFICATION_CATEGORIES,
+  NOTIFICATION_PRIORITIES,
+  NOTIFICATION_TYPES,
+  RECIPIENT_STATUSES,
+} from './team-notifications.tables.js';
 
 const Person = Type.Object({ id: Uuid(), email: Type.String(), name: Type.String() });
 
@@ -23,11 +28,16 @@ export const Notification = Type.Object(
     notification_type: StringEnum(NOTIFICATION_TYPES),
     category: StringEnum(NOTIFICATION_CATEGORIES, { description: 'what stats count in by_type' }),
     priority: StringEnum(NOTIFICATION_PRIORITIES),
-    status: StringEnum(RECIPIENT_STATUSES, { description: "the read status of the user whose view this is (the caller's, or the user of /users/{user_id}); unread when not a recipient" }),
+    status: StringEnum(RECIPIENT_STATUSES, {
+      description:
+        "the read status of the user whose view this is (the caller's, or the user of /users/{user_id}); unread when not a recipient",
+    }),
     read_at: Nullable(Timestamp({ description: 'when that user read it' })),
     title: Type.String(),
     message: Type.String(),
-    metadata: Type.Record(Type.String(), Type.String(), { description: 'agent_id, query_id, action_type, recipient_email, email_subject, tool_used, execution_time …' }),
+    metadata: Type.Record(Type.String(), Type.String(), {
+      description: 'agent_id, query_id, action_type, recipient_email, email_subject, tool_used, execution_time …',
+    }),
     action_url: Nullable(Type.String()),
     expires_at: Nullable(Timestamp()),
     created_at: Timestamp(),
@@ -40,7 +50,10 @@ export const Notification = Type.Object(
 export type Notification = Static<typeof Notification>;
 export const NotificationPage = Page(Notification);
 
-const includeExpired = Type.Boolean({ default: false, description: 'include notifications whose expires_at has passed' });
+const includeExpired = Type.Boolean({
+  default: false,
+  description: 'include notifications whose expires_at has passed',
+});
 const bounds = {
   start_date: Type.Optional(IsoDate({ description: 'ISO 8601; created at or after' })),
   end_date: Type.Optional(IsoDate({ description: 'ISO 8601; created at or before (a bare date covers that day)' })),

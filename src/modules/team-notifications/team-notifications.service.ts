@@ -12,7 +12,14 @@ import type { Clock } from '../../lib/clock.js';
 import { hasRole } from '../../lib/roles.js';
 import { createNotifier } from './team-notifications.notifier.js';
 import * as repo from './team-notifications.repo.js';
-import type { ListParams, Notification, NotificationStats, Recipient, StatsParams, UserListParams } from './team-notifications.schemas.js';
+import type {
+  ListParams,
+  Notification,
+  NotificationStats,
+  Recipient,
+  StatsParams,
+  UserListParams,
+} from './team-notifications.schemas.js';
 import { NOTIFICATION_CATEGORIES, NOTIFICATION_PRIORITIES, type RecipientStatus } from './team-notifications.tables.js';
 
 export interface TeamNotificationsDeps {
@@ -26,7 +33,8 @@ const DAY_MS = 86_400_000;
 function bounds(start: string | undefined, end: string | undefined): { from?: Date; to?: Date } {
   const from = start ? parseIsoDate(start) : undefined;
   const endAt = end ? parseIsoDate(end) : undefined;
-  if (from && endAt && from > endAt) throw AppErrors.validation(`Invalid query parameter 'start_date': ${start} is after end_date ${end}`);
+  if (from && endAt && from > endAt)
+    throw AppErrors.validation(`Invalid query parameter 'start_date': ${start} is after end_date ${end}`);
   const to = endAt && end ? new Date(endAt.getTime() + (/^\d{4}-\d{2}-\d{2}$/.test(end) ? DAY_MS : 1)) : undefined;
   return { ...(from ? { from } : {}), ...(to ? { to } : {}) };
 }
@@ -59,7 +67,10 @@ export function toNotification(row: repo.NotificationRow, recipients: Recipient[
     expires_at: row.expires_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
-    sender: row.sender_id && row.sender_email ? { id: row.sender_id, email: row.sender_email, name: row.sender_name ?? row.sender_email } : null,
+    sender:
+      row.sender_id && row.sender_email
+        ? { id: row.sender_id, email: row.sender_email, name: row.sender_name ?? row.sender_email }
+        : null,
     recipients,
   };
 }
@@ -69,9 +80,14 @@ export function createTeamNotificationsService(deps: TeamNotificationsDeps) {
   const notifier = createNotifier(deps);
 
   async function withRecipients(context: CompanyContext, rows: repo.NotificationRow[]): Promise<Notification[]> {
-    const recipients = await repo.recipientsOf(db, context.companyId, rows.map((row) => row.id));
+    const recipients = await repo.recipientsOf(
+      db,
+      context.companyId,
+      rows.map((row) => row.id),
+    );
     const byNotification = new Map<string, Recipient[]>();
-    for (const row of recipients) byNotification.set(row.notification_id, [...(byNotification.get(row.notification_id) ?? []), toRecipient(row)]);
+    for (const row of recipients)
+      byNotification.set(row.notification_id, [...(byNotification.get(row.notification_id) ?? []), toRecipient(row)]);
     return rows.map((row) => toNotification(row, byNotification.get(row.id) ?? []));
   }
 
@@ -97,7 +113,15 @@ export function createTeamNotificationsService(deps: TeamNotificationsDeps) {
         ...(params.sender_id ? { senderId: params.sender_id } : {}),
         ...(params.include_expired ? {} : { activeAt: clock.now() }),
       };
-      const { rows, total } = await repo.listNotificationRows(db, context.companyId, context.userId, false, filters, params.skip, params.limit);
+      const { rows, total } = await repo.listNotificationRows(
+        db,
+        context.companyId,
+        context.userId,
+        false,
+        filters,
+        params.skip,
+        params.limit,
+      );
       return { data: await withRecipients(context, rows), total, skip: params.skip, limit: params.limit };
     },
 
@@ -115,12 +139,26 @@ export function createTeamNotificationsService(deps: TeamNotificationsDeps) {
         ...(params.priority ? { priority: params.priority } : {}),
         ...(params.include_expired ? {} : { activeAt: clock.now() }),
       };
-      const { rows, total } = await repo.listNotificationRows(db, context.companyId, userId, true, filters, params.skip, params.limit);
+      const { rows, total } = await repo.listNotificationRows(
+        db,
+        context.companyId,
+        userId,
+        true,
+        filters,
+        params.skip,
+        params.limit,
+      );
       return { data: await withRecipients(context, rows), total, skip: params.skip, limit: params.limit };
     },
 
-    async setStatus(context: CompanyContext, notificationId: string, userId: string, status: RecipientStatus): Promise<Recipient> {
-      if (!(await repo.notificationExists(db, context.companyId, notificationId))) throw AppErrors.notFound('Notification', notificationId);
+    async setStatus(
+      context: CompanyContext,
+      notificationId: string,
+      userId: string,
+      status: RecipientStatus,
+    ): Promise<Recipient> {
+      if (!(await repo.notificationExists(db, context.companyId, notificationId)))
+        throw AppErrors.notFound('Notification', notificationId);
       await authorizeUser(context, userId, 'Changing the status');
       const row = await repo.updateRecipientStatus(db, context.companyId, notificationId, userId, status, clock.now());
       if (!row) throw AppErrors.notFound(`Recipient ${userId} of notification`, notificationId);
@@ -134,8 +172,17 @@ export function createTeamNotificationsService(deps: TeamNotificationsDeps) {
         ...bounds(params.start_date, params.end_date),
         ...(params.include_expired ? {} : { activeAt: clock.now() }),
       };
-      const row = await repo.notificationStats(db, context.companyId, userId, params.user_id !== undefined, filters, NOTIFICATION_CATEGORIES, NOTIFICATION_PRIORITIES);
-      const of = (prefix: string, keys: readonly string[]) => Object.fromEntries(keys.map((key) => [key, row[`${prefix}:${key}`] ?? 0]));
+      const row = await repo.notificationStats(
+        db,
+        context.companyId,
+        userId,
+        params.user_id !== undefined,
+        filters,
+        NOTIFICATION_CATEGORIES,
+        NOTIFICATION_PRIORITIES,
+      );
+      const of = (prefix: string, keys: readonly string[]) =>
+        Object.fromEntries(keys.map((key) => [key, row[`${prefix}:${key}`] ?? 0]));
       return {
         total_notifications: row.total ?? 0,
         unread_count: row['status:unread'] ?? 0,

@@ -2,7 +2,14 @@
 import type { Generated } from 'kysely';
 import type { DefaultTimestamp, Timestamp } from '../../db/schema.js';
 
-export const NOTIFICATION_TYPES = ['agent_action', 'email_sent', 'slack_message', 'api_call', 'tool_usage', 'system'] as const;
+export const NOTIFICATION_TYPES = [
+  'agent_action',
+  'email_sent',
+  'slack_message',
+  'api_call',
+  'tool_usage',
+  'system',
+] as const;
 export const NOTIFICATION_CATEGORIES = ['system', 'user', 'agent', 'deployment', 'billing', 'security'] as const;
 export const NOTIFICATION_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 export const RECIPIENT_STATUSES = ['unread', 'read', 'archived'] as const;
