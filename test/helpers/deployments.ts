@@ -1,7 +1,7 @@
 /** Helpers of the deployments tests: agents written through the agents repository, API calls, polling. */
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../src/container.js';
-import type { AgentsTable } from '../../src/db/schema.js';
+import type { AgentsTable } from '../../src/modules/agents/agents.tables.js';
 import { insertAgent } from '../../src/modules/agents/agents.repo.js';
 import type { TestTenant } from './factories.js';
 import type { Insertable } from 'kysely';

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { AgentsTable } from '../../db/schema.js';
+import type { AgentsTable } from './agents.tables.js';
 
 /** The agent with this id in this company, or undefined. */
 export async function findAgent(db: Executor, companyId: string, agentId: string) {

@@ -1,6 +1,6 @@
 /** Kysely types of the chat tables (migrations/0040_create_conversations.sql). */
 import type { ColumnType, Generated } from 'kysely';
-import type { DefaultTimestamp, Timestamp } from '../../db/schema.js';
+import type { DefaultTimestamp, Timestamp } from '../../db/columns.js';
 
 export interface Citation {
   chunk_id: string;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { isPgError, PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION } from '../../db/errors.js';
-import type { Role } from '../../db/schema.js';
+import type { Role } from '../../lib/roles.js';
 import { AppErrors } from '../../http/errors.js';
 
 export interface CompanyFields {

@@ -1,6 +1,6 @@
 /** Table types of the deployments module (migrations/0030_create_deployments.sql). */
 import type { Generated } from 'kysely';
-import type { DefaultTimestamp } from '../../db/schema.js';
+import type { DefaultTimestamp } from '../../db/columns.js';
 import type { DeploymentStatus } from './deployment-state.js';
 
 export type LogLevel = 'info' | 'warning' | 'error';

@@ -1,6 +1,6 @@
 /** Table types of the knowledge base (migrations/0010_create_knowledge.sql). */
 import type { Generated } from 'kysely';
-import type { DefaultTimestamp, Timestamp } from '../../db/schema.js';
+import type { DefaultTimestamp, Timestamp } from '../../db/columns.js';
 
 export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed';
 export type EmbeddingStatus = 'pending' | 'completed' | 'unavailable';

@@ -1,6 +1,6 @@
 /** Kysely types of the notification tables (migrations/0020_create_support_and_notifications.sql). */
 import type { Generated } from 'kysely';
-import type { DefaultTimestamp, Timestamp } from '../../db/schema.js';
+import type { DefaultTimestamp, Timestamp } from '../../db/columns.js';
 
 export const NOTIFICATION_TYPES = [
   'agent_action',
