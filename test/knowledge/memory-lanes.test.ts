@@ -10,13 +10,13 @@ import { createLexicon, plainWords } from '../../src/modules/knowledge/knowledge
 import { queryConfigs } from '../../src/modules/knowledge/knowledge.retrieval.js';
 import * as searchRepo from '../../src/modules/knowledge/knowledge.search.repo.js';
 import type { LaneFilters, LaneHit, TextLanes } from '../../src/modules/knowledge/knowledge.search.repo.js';
+import { TextIndex } from '../../src/modules/knowledge/knowledge.text-index.js';
 import {
   parseTsvector,
-  TextIndex,
   trigrams,
   trigramSimilarity,
   tsRankOr,
-} from '../../src/modules/knowledge/knowledge.text-index.js';
+} from '../../src/modules/knowledge/knowledge.text-scoring.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant, type TestTenant } from '../helpers/factories.js';
 import { uploadArticle, waitForTask } from './helpers.js';

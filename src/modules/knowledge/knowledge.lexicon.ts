@@ -9,7 +9,7 @@
  */
 import type { Executor } from '../../db/database.js';
 import * as searchRepo from './knowledge.search.repo.js';
-import type { LexedQuery, PhraseStep } from './knowledge.text-index.js';
+import type { LexedQuery, PhraseStep } from './knowledge.text-scoring.js';
 
 /** The words of `query` in order, or null when PostgreSQL's parse of it is not certain. */
 export function plainWords(query: string): string[] | null {
