@@ -313,6 +313,11 @@ export interface Config {
   insights: InsightsConfig;
 }
 
+/** The process environment with `overrides` on top (the CLI runs its commands without workers). */
+export function loadConfigWith(overrides: Env): Readonly<Config> {
+  return loadConfig({ ...process.env, ...overrides });
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const adminEmail = str(env, 'BOOTSTRAP_ADMIN_EMAIL') ?? 'admin@example.com';
   if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) {
