@@ -4,7 +4,7 @@
  * database under DATA_DIR) and the same services.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, loadConfigWith } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { migrateToLatest } from './db/migrator.js';
 import { generateSecret, hashSecret, secretHint } from './lib/secrets.js';
@@ -191,7 +191,7 @@ async function run(argv: string[]): Promise<number> {
     return 64;
   }
   const args = name.includes(' ') ? rest : argv.slice(1);
-  const config = loadConfig(name === 'worker' ? process.env : { ...process.env, RUN_WORKERS: 'false' });
+  const config = name === 'worker' ? loadConfig() : loadConfigWith({ RUN_WORKERS: 'false' });
   const log = createLogger(config);
   const { url, embedded } = await resolveDatabase(config, log);
   const container = createContainer({ config, databaseUrl: url, log });
