@@ -22,6 +22,13 @@ export interface FetchedPage {
 
 export interface WebFetcher {
   /**
+   * Checks a URL against the network policy before it is accepted: http(s), no credentials, a
+   * literal address or every address the host resolves to now must be allowed. Resolves with the
+   * parsed URL; throws FetchError with a readable reason. `fetchPage` checks again when it
+   * connects, so a name that changes its answer later is still refused.
+   */
+  checkUrl(url: string, signal?: AbortSignal): Promise<URL>;
+  /**
    * GETs an http(s) page, following redirects, checking every hop against the network policy,
    * the time limit, the size cap and the content type. Throws FetchError with a readable reason.
    */

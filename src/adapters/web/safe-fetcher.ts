@@ -1,14 +1,19 @@
 /**
  * Fetches web pages for the knowledge base without becoming a way into the private network:
- * only http(s); the resolved address of every hop (DNS answers included, checked at connect
- * time so a re-resolving name cannot slip through) must be public unless `allowPrivate`;
- * redirects are followed by hand and checked again; a time limit, a size cap and a
- * content-type check apply.
+ * only http(s) and no credentials in the URL; the resolved address of every hop (DNS answers
+ * included, checked at connect time so a re-resolving name cannot slip through) must be public
+ * unless `allowPrivate`; redirects are followed by hand and checked again; a time limit, a size
+ * cap and a content-type check apply. `checkUrl` applies the same policy before a URL is
+ * accepted (the upload), resolving the name once; the fetch checks again when it connects.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 import { FetchError, type FetchedPage, type WebFetcher } from '../../ports/web-fetcher.js';
+
+/** Every address a name resolves to (the shape of `dns.lookup` with `all: true`). */
+export type ResolveAll = (hostname: string, options: LookupAllOptions) => Promise<LookupAddress[]>;
 
 export interface SafeFetcherOptions {
   allowPrivate: boolean;
@@ -16,74 +21,118 @@ export interface SafeFetcherOptions {
   maxBytes: number;
   maxRedirects?: number;
   userAgent?: string;
+  /** The resolver used at upload and at connect time (default: `dns.lookup`, the system's). */
+  resolve?: ResolveAll;
 }
 
 const ACCEPTED_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
+const REFUSED_NAMES = /^(localhost|.*\.localhost|metadata\.google\.internal)\.?$/i;
+/** IANA allocates global unicast IPv6 from 2000::/3 only; the rest is reserved or special. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
-/** Loopback, private, link-local (cloud metadata), CGNAT, multicast and reserved ranges. */
-export const blockedAddresses = (() => {
-  const list = new BlockList();
-  for (const [net, prefix] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['224.0.0.0', 3],
-  ] as const)
-    list.addSubnet(net, prefix, 'ipv4');
-  for (const [net, prefix] of [
-    ['::', 127],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['ff00::', 8],
-    ['64:ff9b::', 96],
-  ] as const) {
-    list.addSubnet(net, prefix, 'ipv6');
-  }
-  return list;
-})();
+const systemResolve: ResolveAll = (hostname, options) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
-export function isBlockedAddress(address: string): boolean {
+/**
+ * The range an address belongs to, in ipaddr.js's names (`unicast`, `private`, `loopback`,
+ * `linkLocal`, `uniqueLocal`, `ipv4Mapped`, `rfc6145`, `rfc6052`, `6to4`, `teredo`, `reserved`
+ * …), plus `ipv4Compatible` for `::a.b.c.d` and `invalid` for what is not an IP address.
+ * IPv6 forms that embed an IPv4 address keep their own name: they are refused, not unwrapped.
+ */
+export function addressRange(address: string): string {
   const family = isIP(address);
-  if (family === 0) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blockedAddresses.check(mapped[1]!, 'ipv4');
-  return blockedAddresses.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  if (family === 0) return 'invalid';
+  const parsed = ipaddr.parse(family === 6 ? hexTail(address) : address);
+  const range = parsed.range();
+  if (range !== 'unicast' || parsed.kind() === 'ipv4') return range;
+  // ipaddr.js calls every IPv6 address it has no name for unicast, `::7f00:1` among them.
+  if (parsed.match(IPV4_COMPATIBLE)) return 'ipv4Compatible';
+  return parsed.match(GLOBAL_UNICAST_V6) ? 'unicast' : 'reserved';
 }
 
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    const blocked = addresses.find((entry) => isBlockedAddress(entry.address));
-    if (blocked) {
-      return callback(
-        Object.assign(new Error(`${hostname} resolves to a private or reserved address (${blocked.address})`), {
-          code: 'EBLOCKED',
-        }),
-        '',
-        0,
-      );
-    }
-    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    const first = addresses[0]!;
-    return callback(null, first.address, first.family);
+/**
+ * An IPv6 address with its dotted IPv4 tail written as two hex groups: ipaddr.js reads `::a.b.c.d`
+ * (how the system resolver prints an IPv4-compatible address) as `::ffff:a.b.c.d`.
+ */
+function hexTail(address: string): string {
+  return address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
+    [(Number(a) << 8) | Number(b), (Number(c) << 8) | Number(d)].map((group) => group.toString(16)).join(':'),
+  );
+}
+
+/** Only global unicast addresses may be fetched. */
+export function isBlockedAddress(address: string): boolean {
+  return addressRange(address) !== 'unicast';
+}
+
+function refusedAddress(hostname: string, addresses: readonly LookupAddress[]): FetchError | null {
+  const blocked = addresses.find((entry) => isBlockedAddress(entry.address));
+  if (!blocked) return null;
+  return Object.assign(
+    new FetchError(
+      `${hostname} resolves to a private or reserved address (${blocked.address}, ${addressRange(blocked.address)})`,
+    ),
+    { code: 'EBLOCKED' },
+  );
+}
+
+/**
+ * `net.connect`'s lookup. When `guard`, every answer must be public, so the address checked is
+ * the one connected to (a name that answers differently at upload and at fetch is still refused).
+ */
+function connectLookup(resolve: ResolveAll, guard: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }).then(
+      (addresses) => {
+        const refused = guard ? refusedAddress(hostname, addresses) : null;
+        if (refused) return callback(refused, '', 0);
+        if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        const first = addresses[0];
+        if (!first)
+          return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+        return callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+}
+
+/** The host of a URL without the brackets of an IPv6 literal. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+/** Settles with the promise, or rejects when the signal aborts first (a DNS lookup cannot be cancelled). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
   });
-};
+}
 
 export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { close(): Promise<void> } {
+  const resolve = options.resolve ?? systemResolve;
   const agent = new Agent({
-    connect: options.allowPrivate ? {} : { lookup: guardedLookup },
+    connect: { lookup: connectLookup(resolve, !options.allowPrivate) },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
   const maxRedirects = options.maxRedirects ?? 5;
 
-  function checkUrl(raw: string): URL {
+  /** What can be decided without the network: scheme, credentials, literal addresses, local names. */
+  function checkHop(raw: string): URL {
     let url: URL;
     try {
       url = new URL(raw);
@@ -92,20 +141,44 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new FetchError(`Only http and https URLs can be fetched, got ${url.protocol}`);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!options.allowPrivate && isIP(host) && isBlockedAddress(host)) {
-      throw new FetchError(`Refusing to fetch ${url.host}: a private or reserved address`);
+    if (url.username || url.password)
+      throw new FetchError(`URLs with credentials (user:password@) are not fetched: ${url.host}`);
+    if (options.allowPrivate) return url;
+    const host = hostOf(url);
+    if (isIP(host) && isBlockedAddress(host)) {
+      throw new FetchError(`Refusing to fetch ${url.host}: a private or reserved address (${addressRange(host)})`);
     }
-    if (!options.allowPrivate && /^(localhost|.*\.localhost|metadata\.google\.internal)$/i.test(host)) {
-      throw new FetchError(`Refusing to fetch ${url.host}: a private or reserved address`);
+    if (REFUSED_NAMES.test(host)) throw new FetchError(`Refusing to fetch ${url.host}: a private or reserved address`);
+    return url;
+  }
+
+  async function checkUrl(raw: string, signal?: AbortSignal): Promise<URL> {
+    const url = checkHop(raw);
+    const host = hostOf(url);
+    if (options.allowPrivate || isIP(host)) return url;
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    let addresses: LookupAddress[];
+    try {
+      addresses = await untilAborted(
+        resolve(host, { all: true }),
+        signal ? AbortSignal.any([signal, timeout]) : timeout,
+      );
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (timeout.aborted) throw new FetchError(`${host} could not be resolved within ${options.timeoutMs} ms`);
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new FetchError(`${host} could not be resolved (${reason})`);
     }
+    if (addresses.length === 0) throw new FetchError(`${host} could not be resolved (no address)`);
+    const refused = refusedAddress(host, addresses);
+    if (refused) throw refused;
     return url;
   }
 
   async function fetchPage(raw: string, signal?: AbortSignal): Promise<FetchedPage> {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let url = checkUrl(raw);
+    let url = checkHop(raw);
     for (let hop = 0; ; hop++) {
       let response: Awaited<ReturnType<typeof request>>;
       try {
@@ -127,7 +200,7 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
       if (statusCode >= 300 && statusCode < 400 && headers.location) {
         await body.dump();
         if (hop >= maxRedirects) throw new FetchError(`Too many redirects (more than ${maxRedirects}) from ${raw}`);
-        url = checkUrl(new URL(String(headers.location), url).href);
+        url = checkHop(new URL(String(headers.location), url).href);
         continue;
       }
       if (statusCode >= 400) {
@@ -171,5 +244,5 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
     }
   }
 
-  return { fetchPage, close: () => agent.close() };
+  return { checkUrl, fetchPage, close: () => agent.close() };
 }
