@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant, type TestTenant } from '../helpers/factories.js';
-import { uploadArticle, waitForTask } from './helpers.js';
+import { multipart, uploadArticle, waitForTask } from './helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -215,12 +215,16 @@ describe('collections', () => {
     }).catch(() => null);
     await waitForTask(t, tenant.headers, ok.task_id);
     expect(bad).toBeNull();
-    // A failed document: a website that cannot be fetched.
+    // A failed document: a PDF that cannot be read.
+    const form = multipart(
+      { document_title: 'Broken', collection_id: broken },
+      { name: 'broken.pdf', type: 'application/pdf', bytes: new TextEncoder().encode('%PDF-1.7\nnot a pdf\n%%EOF') },
+    );
     const failing = await t.app.inject({
       method: 'POST',
-      url: '/api/public/documents/upload/website',
-      headers: tenant.headers,
-      payload: { url: 'http://127.0.0.1:1/nothing', document_title: 'Down', collection_id: broken },
+      url: '/api/public/documents/upload/file',
+      headers: { ...tenant.headers, ...form.headers },
+      payload: form.payload,
     });
     await waitForTask(t, tenant.headers, failing.json().task_id);
     const missing = randomUUID();

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isBlockedAddress } from '../../src/adapters/web/safe-fetcher.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 import { waitForTask } from './helpers.js';
@@ -72,6 +73,11 @@ async function uploadWebsite(app: TestApp, url: string) {
   return { tenant, response };
 }
 
+async function documentCount(app: TestApp, headers: Record<string, string>) {
+  const response = await app.app.inject({ method: 'POST', url: '/api/public/documents/list', headers, payload: {} });
+  return response.json().total as number;
+}
+
 describe('website uploads', () => {
   it('fetches the page, keeps the readable article and drops navigation and scripts', async () => {
     const { tenant, response } = await uploadWebsite(t, `${base}/moved`);
@@ -113,19 +119,50 @@ describe('website uploads', () => {
     expect(task.error).toMatch(error);
   });
 
-  it('refuses loopback, private and metadata addresses unless ALLOW_PRIVATE_URLS', async () => {
-    for (const url of [
-      `${base}/returns`,
-      'http://169.254.169.254/latest/meta-data/',
-      'http://10.0.0.1/',
-      'http://localhost/',
-    ]) {
-      const { tenant, response } = await uploadWebsite(strict, url);
-      expect(response.statusCode).toBe(202);
-      const task = await waitForTask(strict, tenant.headers, response.json().task_id);
-      expect(task.status).toBe('failed');
-      expect(task.error).toMatch(/private or reserved/);
-    }
+  it.each([
+    ['loopback', () => `${base}/returns`, /127\.0\.0\.1.*private or reserved address \(loopback\)/],
+    ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/', /\(linkLocal\)/],
+    ['a private address', () => 'http://10.0.0.1/', /\(private\)/],
+    ['a shared (CGNAT) address', () => 'http://100.64.0.1/', /\(carrierGradeNat\)/],
+    ['localhost', () => 'http://localhost/', /localhost: a private or reserved address/],
+    ['a decimal loopback literal', () => 'http://2130706433/', /\(loopback\)/],
+    ['IPv6 loopback', () => 'http://[::1]/', /\(loopback\)/],
+    ['an IPv4-mapped address', () => 'http://[::ffff:127.0.0.1]/', /\(ipv4Mapped\)/],
+    ['an IPv4-compatible address', () => 'http://[::7f00:1]/', /\(ipv4Compatible\)/],
+    ['an IPv4-translated address', () => 'http://[::ffff:0:7f00:1]/', /\(rfc6145\)/],
+    ['a 6to4 address', () => 'http://[2002:7f00:1::]/', /\(6to4\)/],
+    ['a Teredo address', () => 'http://[2001::1]/', /\(teredo\)/],
+    ['a NAT64 address', () => 'http://[64:ff9b::7f00:1]/', /\(rfc6052\)/],
+    ['a unique local address', () => 'http://[fd00::1]/', /\(uniqueLocal\)/],
+    ['a name that does not resolve', () => 'http://switchboard-upload-test.invalid/', /could not be resolved/],
+  ])('refuses %s at upload with 400 naming url (unless ALLOW_PRIVATE_URLS)', async (_label, url, detail) => {
+    const { tenant, response } = await uploadWebsite(strict, url());
+    expect(response.statusCode).toBe(400);
+    expect(response.json().detail).toMatch(/^url is refused: /);
+    expect(response.json().detail).toMatch(detail);
+    expect(await documentCount(strict, tenant.headers)).toBe(0);
+  });
+
+  it('refuses a name that resolves to a private address at upload', async () => {
+    const { hostname } = await import('node:os');
+    const { lookup } = await import('node:dns/promises');
+    const name = hostname();
+    const resolved = await lookup(name, { all: true }).catch(() => []);
+    if (!resolved.some((entry) => isBlockedAddress(entry.address))) return; // this machine's name is public
+    const { response } = await uploadWebsite(strict, `http://${name}/returns`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().detail).toMatch(/resolves to a private or reserved address/);
+  });
+
+  it.each([
+    ['user and password', 'http://reader:s3cret@'],
+    ['a user alone', 'http://reader@'],
+  ])('refuses a URL with %s (400) and stores nothing', async (_label, prefix) => {
+    const { tenant, response } = await uploadWebsite(t, `${prefix}${base.slice('http://'.length)}/returns`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().detail).toMatch(/url must not contain credentials/);
+    expect(response.json().detail).not.toContain('s3cret');
+    expect(await documentCount(t, tenant.headers)).toBe(0);
   });
 
   it.each([

@@ -10,7 +10,7 @@ import { parseIsoDate } from '../../http/schemas.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import { hasRole } from '../../lib/roles.js';
-import type { WebFetcher } from '../../ports/web-fetcher.js';
+import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
 import { DOCX_TYPE, PDF_TYPE, sniffType } from './knowledge.extract.js';
 import { createIngestion, INGEST_JOB } from './knowledge.ingest.js';
 import * as repo from './knowledge.repo.js';
@@ -294,6 +294,13 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:')
         throw AppErrors.validation(`url must use http or https, got ${url.protocol}`);
+      // Credentials would be stored in source_url and shown to every member.
+      if (url.username || url.password)
+        throw AppErrors.validation('url must not contain credentials (user:password@); use a public page');
+      // The network policy now (literal address, local names, DNS answers); the fetch checks again.
+      await deps.fetcher.checkUrl(url.href).catch((error: unknown) => {
+        throw error instanceof FetchError ? AppErrors.validation(`url is refused: ${error.message}`) : error;
+      });
       await checkCollection(context, body.collection_id);
       return enqueue({
         ...base(context, body.document_title, body.categories, body.collection_id),
