@@ -221,6 +221,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         chatRoutes(container.chat, {
           limits,
           heartbeatMs: config.chat.heartbeatMs,
+          retryMs: config.chat.streamRetryMs,
           maxAudioBytes: config.chat.maxAudioBytes,
         }),
       );

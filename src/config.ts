@@ -105,6 +105,13 @@ export interface ChatConfig {
   /** Upper bound of one model call. */
   llmTimeoutMs: number;
   maxAudioBytes: number;
+  /**
+   * How long a streamed turn's events are kept after its end for reconnects (`Last-Event-ID`),
+   * and how long a turn whose client left keeps running waiting for one before it is cancelled.
+   */
+  streamResumeMs: number;
+  /** The `retry:` field of chat streams: the reconnection delay clients are asked to use. */
+  streamRetryMs: number;
 }
 
 const LLM_PROVIDER_TYPES = ['openai', 'anthropic', 'openai-compatible'] as const;
@@ -368,6 +375,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       retrievalTopK: int(env, 'CHAT_RETRIEVAL_TOP_K', 4, 1, 50),
       llmTimeoutMs: int(env, 'CHAT_LLM_TIMEOUT_MS', 120_000, 1000, 3_600_000),
       maxAudioBytes: int(env, 'CHAT_MAX_AUDIO_BYTES', 25 * 1024 * 1024, 1024, 500 * 1024 * 1024),
+      streamResumeMs: int(env, 'CHAT_STREAM_RESUME_MS', 15_000, 0, 600_000),
+      streamRetryMs: int(env, 'CHAT_STREAM_RETRY_MS', 3000, 0, 600_000),
     },
     knowledge: knowledgeConfig(env),
     speech: speechConfig(env),

@@ -48,6 +48,8 @@ beforeAll(async () => {
     ELEVENLABS_API_KEY: peer.apiKey,
     ELEVENLABS_BASE_URL: peer.url,
     STT_TIMEOUT_MS: '1000',
+    // A stream whose client leaves is cancelled at once (not kept for a reconnect).
+    CHAT_STREAM_RESUME_MS: '0',
   });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   setup = await chatSetup(t.app, t.container);

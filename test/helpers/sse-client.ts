@@ -57,3 +57,60 @@ export function readChatStream(
     };
   });
 }
+
+/** One server-sent event as written on the wire (comments are skipped). */
+export interface Frame {
+  id: string | null;
+  retry: number | null;
+  type: string;
+  data: ReceivedEvent['data'];
+}
+
+/** The frames of an event-stream response, as they arrive. */
+export async function* readFrames(response: Response): AsyncGenerator<Frame> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of response.body!) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const fields = new Map<string, string>();
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        if (colon < 0) fields.set(line, '');
+        else fields.set(line.slice(0, colon), line.slice(colon + 1).replace(/^ /, ''));
+      }
+      if (!fields.has('data')) continue;
+      yield {
+        id: fields.get('id') ?? null,
+        retry: fields.has('retry') ? Number(fields.get('retry')) : null,
+        type: fields.get('event') ?? 'message',
+        data: JSON.parse(fields.get('data')!) as ReceivedEvent['data'],
+      };
+    }
+  }
+}
+
+/** POSTs the chat form to a stream URL (with `Last-Event-ID` when given). */
+export function postStream(
+  url: string,
+  headers: Record<string, string>,
+  form: Record<string, string>,
+  options: { lastEventId?: string; signal?: AbortSignal } = {},
+): Promise<Response> {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(form)) body.set(name, value);
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      ...headers,
+      accept: 'text/event-stream',
+      ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}),
+    },
+    body,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}

@@ -81,6 +81,8 @@ export async function lockConversation(db: Executor, companyId: string, conversa
 }
 
 export interface NewMessage {
+  /** Made by the caller when it must be known before the insert (a streamed turn's answer). */
+  id?: string;
   role: 'user' | 'assistant';
   content: string;
   citations?: Citation[];
@@ -96,6 +98,7 @@ export async function appendMessages(db: Executor, companyId: string, conversati
     .insertInto('conversation_messages')
     .values(
       messages.map((message) => ({
+        ...(message.id ? { id: message.id } : {}),
         company_id: companyId,
         conversation_id: conversationId,
         role: message.role,
@@ -123,6 +126,30 @@ export async function appendMessages(db: Executor, companyId: string, conversati
 }
 
 export type MessageRow = Awaited<ReturnType<typeof appendMessages>>[number];
+
+/** An assistant message of the company (and of `agentId`'s conversations when given): a streamed turn's stored answer. */
+export async function findAnswer(db: Executor, companyId: string, messageId: string, agentId: string | null) {
+  let query = db
+    .selectFrom('conversation_messages as m')
+    .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
+    .select([
+      'm.id',
+      'm.conversation_id',
+      'm.content',
+      'm.citations',
+      'm.was_resolved',
+      'm.response_time_ms',
+      'm.finish_reason',
+    ])
+    .where('m.company_id', '=', companyId)
+    .where('c.company_id', '=', companyId)
+    .where('m.id', '=', messageId)
+    .where('m.role', '=', 'assistant');
+  if (agentId) query = query.where('c.agent_id', '=', agentId);
+  return query.executeTakeFirst();
+}
+
+export type AnswerRow = NonNullable<Awaited<ReturnType<typeof findAnswer>>>;
 
 /** The last `limit` messages, oldest first (the model's history). */
 export async function recentMessages(db: Executor, companyId: string, conversationId: string, limit: number) {

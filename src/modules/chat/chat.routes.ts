@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../../config.js';
 import { chatCaller } from '../../http/auth.js';
-import { AppError, ERROR_NAMES, errorResponses } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { MINUTE, rateLimitHook } from '../../http/rate-limit.js';
 import type { ChatModule } from './index.js';
 import {
@@ -20,10 +20,25 @@ import {
   MessagesQuery,
   UpdateConversationBody,
   StreamEventSchema,
-  type StreamEvent,
 } from './chat.schemas.js';
 import { parseChatForm } from './chat.form.js';
-import { openEventStream } from './chat.sse.js';
+import { clientSignal, resumeStream, streamTurn } from './chat.stream.js';
+
+const STREAM_DESCRIPTION = [
+  'Sends a user message (text, or audio that is transcribed) to the agent of `agent_key`; the reply streams as',
+  'server-sent events. Every event carries an `id:` (`<turn id>:<seq>:<mark>`, opaque to clients) and the first one a `retry:` delay.',
+  'A client that loses the stream sends the same request again with the header `Last-Event-ID` (as EventSource does):',
+  'it gets the events of the same turn after that id, then the live ones until `end` — no new turn is started and the',
+  'model is not called again. The events are kept in process while the turn runs and for CHAT_STREAM_RESUME_MS after',
+  'its end (a turn whose client left keeps running that long, waiting for the reconnect); after that, or on another',
+  "instance, the turn's stored answer is replayed from where the client was. 204 when the id is that of `end`;",
+  '404 (chat error body) for a turn unknown to the token’s company or bound agent; 400 for an id not of this form.',
+].join(' ');
+const StreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({ maxLength: 200, description: 'Resume the turn of this event id instead of starting one' }),
+  ),
+});
 
 const errors = errorResponses('chat', [400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504]);
 const tags = ['chat'];
@@ -31,20 +46,14 @@ const tags = ['chat'];
 export interface ChatRouteOptions {
   limits: RateLimitConfig;
   heartbeatMs: number;
+  /** The `retry:` field of chat streams. */
+  retryMs: number;
   maxAudioBytes: number;
-}
-
-/** Aborts when the client of a non-streaming request goes away before the reply. */
-function clientSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
-  });
-  return controller.signal;
 }
 
 export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
+    app.addHook('onClose', async () => chat.streams.close());
     // Form bodies up to the audio limit plus room for the text fields ('messages' may carry history).
     app.addContentTypeParser(
       'multipart/form-data',
@@ -194,44 +203,23 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
           tags,
           summary:
             'Send a message; the reply streams as server-sent events (start, [transcribed_text], agent_text_chunk…, [chunk], end | error, end)',
+          description: STREAM_DESCRIPTION,
           consumes,
+          headers: StreamHeaders,
           body: ChatForm,
           produces: ['text/event-stream'],
-          response: { 200: StreamEventSchema, ...errors },
+          response: {
+            200: StreamEventSchema,
+            204: Type.Null({ description: 'Resumed with the id of the last event (`end`): nothing more to send' }),
+            ...errors,
+          },
         },
       },
       async (request, reply) => {
-        const turn = await chat.turns.prepare(chatCaller(request), request.body);
-        const conversation_id = turn.conversation.id;
-        const stream = openEventStream(reply, options.heartbeatMs);
-        stream.send({ type: 'start', content: '', conversation_id });
-        try {
-          const result = await chat.turns.run(turn, stream.signal, (event) =>
-            stream.send({ ...event, conversation_id } as StreamEvent),
-          );
-          stream.send({
-            type: 'end',
-            content: '',
-            conversation_id,
-            message_id: result.message_id,
-            was_resolved: result.was_resolved,
-            response_time_ms: result.response_time_ms,
-          });
-        } catch (error) {
-          const status = error instanceof AppError ? error.statusCode : 500;
-          if (status >= 500 && !(error instanceof AppError)) request.log.error({ err: error }, 'chat stream failed');
-          const message = error instanceof AppError ? error.message : 'Internal server error';
-          stream.send({
-            type: 'error',
-            content: message,
-            conversation_id,
-            error: error instanceof AppError ? error.code : ERROR_NAMES[500],
-            statusCode: status,
-          });
-          stream.send({ type: 'end', content: '', conversation_id });
-        } finally {
-          stream.close();
-        }
+        const lastEventId = request.headers['last-event-id'];
+        if (typeof lastEventId === 'string' && lastEventId !== '')
+          return resumeStream(chat, reply, chatCaller(request), lastEventId, options);
+        return streamTurn(chat, reply, chatCaller(request), request.body, options, request.log);
       },
     );
   };

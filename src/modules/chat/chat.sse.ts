@@ -1,6 +1,7 @@
 /**
- * Server-sent events over a hijacked reply: `event: <type>` / `data: <json>` frames, a comment
- * heartbeat, and an AbortSignal that fires when the client goes away before the stream ends.
+ * Server-sent events over a hijacked reply: `id: <event id>` / `event: <type>` / `data: <json>`
+ * frames (the first one led by `retry: <ms>`, the reconnection delay clients should use), a
+ * comment heartbeat, and an AbortSignal that fires when the client goes away before the stream ends.
  */
 import type { FastifyReply } from 'fastify';
 import type { StreamEvent } from './chat.schemas.js';
@@ -8,11 +9,11 @@ import type { StreamEvent } from './chat.schemas.js';
 export interface EventStream {
   /** Aborts when the client disconnects before `close`. */
   signal: AbortSignal;
-  send(event: StreamEvent): void;
+  send(event: StreamEvent, id?: string): void;
   close(): void;
 }
 
-export function openEventStream(reply: FastifyReply, heartbeatMs: number): EventStream {
+export function openEventStream(reply: FastifyReply, heartbeatMs: number, retryMs = 0): EventStream {
   const raw = reply.raw;
   const headers = {
     ...reply.getHeaders(),
@@ -26,6 +27,7 @@ export function openEventStream(reply: FastifyReply, heartbeatMs: number): Event
   raw.writeHead(200, headers as Record<string, string>);
   const controller = new AbortController();
   let ended = false;
+  let retry = retryMs > 0 ? `retry: ${retryMs}\n` : '';
   const write = (frame: string) => {
     if (ended || raw.destroyed) return;
     raw.write(frame);
@@ -42,8 +44,10 @@ export function openEventStream(reply: FastifyReply, heartbeatMs: number): Event
   });
   return {
     signal: controller.signal,
-    send(event) {
-      write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    send(event, id) {
+      const idLine = id ? `id: ${id}\n` : '';
+      write(`${retry}${idLine}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      retry = '';
     },
     close() {
       if (ended) return;

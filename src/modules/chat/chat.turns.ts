@@ -43,6 +43,8 @@ export interface TurnsDeps {
 export type ServingRecord = AgentRow | { deploymentId: string };
 
 export interface PreparedTurn {
+  /** The turn's id, also the id of its stored answer (a resumed stream finds it by this id). */
+  id: string;
   caller: ChatCaller;
   agent: AgentRow;
   conversation: repo.ConversationRow;
@@ -212,6 +214,7 @@ export function createTurns(deps: TurnsDeps) {
       const [, answer] = await repo.appendMessages(trx, caller.companyId, conversation.id, [
         { role: 'user', content: turn.query },
         {
+          id: turn.id,
           role: 'assistant',
           content: outcome.text,
           citations: outcome.citations,
@@ -363,6 +366,7 @@ export function createTurns(deps: TurnsDeps) {
         const { conversation, history, persist } =
           existing.value ?? newConversation(caller, form, agent, key, deploymentId, query);
         return {
+          id: randomUUID(),
           caller,
           agent,
           conversation,

@@ -9,7 +9,9 @@ import type { Mailer } from '../../ports/mailer.js';
 import { createEscalationMailer } from './chat.escalation.js';
 import type { AgentNotifier, ChatDeployments, ChatSpeech, KnowledgeSearch, SupportRecorder } from './chat.ports.js';
 import { createChatRuntime } from './chat.runtime.js';
+import { createResume } from './chat.resume.js';
 import { createConversationsService } from './chat.service.js';
+import { createStreamHub } from './chat.stream-hub.js';
 import { createTurns, type ServingRecord } from './chat.turns.js';
 
 export type { ServingRecord } from './chat.turns.js';
@@ -32,6 +34,10 @@ export interface ChatModuleDeps {
   log: { warn(obj: object, msg: string): void };
 }
 
+/** Bounds of the stream hub: turns whose events are kept, and events kept per turn. */
+const STREAM_MAX_TURNS = 1000;
+const STREAM_MAX_EVENTS = 5000;
+
 export function createChatModule(deps: ChatModuleDeps) {
   const supportQueries = deps.supportQueries ?? null;
   const deployments = deps.deployments ?? null;
@@ -41,8 +47,16 @@ export function createChatModule(deps: ChatModuleDeps) {
     retrievalTopK: deps.config.retrievalTopK,
   });
   const notifications = deps.notifications ?? null;
+  const streams = createStreamHub({
+    resumeMs: deps.config.streamResumeMs,
+    maxTurns: STREAM_MAX_TURNS,
+    maxEvents: STREAM_MAX_EVENTS,
+  });
   return {
     runtime,
+    /** Streamed turns kept in process for reconnects (`Last-Event-ID`). */
+    streams,
+    resume: createResume({ db: deps.db, hub: streams }),
     sendEscalationEmail: deps.mailer
       ? createEscalationMailer({ db: deps.db, clock: deps.clock, mailer: deps.mailer, notifications })
       : async () => undefined,
