@@ -16,7 +16,10 @@ export const Escalation = Type.Object(
 );
 export type Escalation = Static<typeof Escalation>;
 
-const EscalationInput = Type.Partial(Escalation);
+/** Bodies refuse unknown fields (a 400 naming them): ids, tenancy and timestamps are never input. */
+const closed = { additionalProperties: false } as const;
+
+const EscalationInput = Type.Partial(Escalation, closed);
 
 const agentFields = {
   task_description: Type.String({ maxLength: 4000 }),
@@ -34,15 +37,18 @@ const agentFields = {
   escalation: EscalationInput,
 };
 
-export const CreateAgentBody = Type.Object({
-  title: Type.String({ minLength: 1, maxLength: 200 }),
-  ...Type.Partial(Type.Object(agentFields)).properties,
-});
+export const CreateAgentBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    ...Type.Partial(Type.Object(agentFields)).properties,
+  },
+  closed,
+);
 export type CreateAgentBody = Static<typeof CreateAgentBody>;
 
 export const UpdateAgentBody = Type.Partial(
   Type.Object({ title: Type.String({ minLength: 1, maxLength: 200 }), ...agentFields }),
-  { minProperties: 1 },
+  { minProperties: 1, ...closed },
 );
 export type UpdateAgentBody = Static<typeof UpdateAgentBody>;
 

@@ -26,12 +26,18 @@ export type Conversation = Static<typeof Conversation>;
 
 const UserId = Type.String({ minLength: 1, maxLength: 200, description: 'End-user id of your system' });
 
-export const CreateConversationBody = Type.Object({
-  agent_id: Uuid(),
-  deployment_id: Type.Optional(Uuid()),
-  title: Type.Optional(Type.String({ maxLength: 200 })),
-  user: Type.Optional(UserId),
-});
+/** Bodies and forms refuse unknown fields (a 400 naming them): ids and tenancy are never input. */
+const closed = { additionalProperties: false } as const;
+
+export const CreateConversationBody = Type.Object(
+  {
+    agent_id: Uuid(),
+    deployment_id: Type.Optional(Uuid()),
+    title: Type.Optional(Type.String({ maxLength: 200 })),
+    user: Type.Optional(UserId),
+  },
+  closed,
+);
 export type CreateConversationBody = Static<typeof CreateConversationBody>;
 
 export const ListConversationsQuery = Type.Object({
@@ -51,7 +57,7 @@ export const UpdateConversationBody = Type.Object(
       }),
     ),
   },
-  { minProperties: 1 },
+  { minProperties: 1, ...closed },
 );
 export type UpdateConversationBody = Static<typeof UpdateConversationBody>;
 
@@ -97,10 +103,13 @@ export const MessagePage = Type.Object({
 });
 export type MessagePage = Static<typeof MessagePage>;
 
-export const FeedbackBody = Type.Object({
-  rating: Type.Integer({ minimum: 1, maximum: 5 }),
-  comment: Type.Optional(Type.String({ maxLength: 4000 })),
-});
+export const FeedbackBody = Type.Object(
+  {
+    rating: Type.Integer({ minimum: 1, maximum: 5 }),
+    comment: Type.Optional(Type.String({ maxLength: 4000 })),
+  },
+  closed,
+);
 export type FeedbackBody = Static<typeof FeedbackBody>;
 
 export const Feedback = Type.Object({
@@ -119,23 +128,26 @@ export const ConversationPage = Page(Type.Ref(Conversation));
  * The chat form (multipart, or the same fields as JSON). `audio` is a file part; with JSON it
  * cannot be sent.
  */
-export const ChatForm = Type.Object({
-  agent_key: Type.String({ minLength: 1, maxLength: 300, description: 'agent:<agent uuid>:<channel>:<region slug>' }),
-  query: Type.Optional(
-    Type.String({ maxLength: 8000, description: "the user's message; optional when audio is sent" }),
-  ),
-  messages: Type.Optional(
-    Type.Union([Type.String({ maxLength: 500_000 }), Type.Array(Type.Unknown(), { maxItems: 200 })], {
-      description:
-        'earlier turns kept by the client: a JSON array of {role: user|assistant, content} as text (a JSON body may send the array itself)',
-    }),
-  ),
-  conversation_id: Type.Optional(Type.String({ maxLength: 100, description: 'continue a stored conversation' })),
-  user: Type.Optional(Type.String({ maxLength: 200, description: 'end-user id of your system' })),
-  audio: Type.Optional(
-    Type.Unsafe<AudioPart>({ description: 'an audio file to transcribe as the query (multipart only)' }),
-  ),
-});
+export const ChatForm = Type.Object(
+  {
+    agent_key: Type.String({ minLength: 1, maxLength: 300, description: 'agent:<agent uuid>:<channel>:<region slug>' }),
+    query: Type.Optional(
+      Type.String({ maxLength: 8000, description: "the user's message; optional when audio is sent" }),
+    ),
+    messages: Type.Optional(
+      Type.Union([Type.String({ maxLength: 500_000 }), Type.Array(Type.Unknown(), { maxItems: 200 })], {
+        description:
+          'earlier turns kept by the client: a JSON array of {role: user|assistant, content} as text (a JSON body may send the array itself)',
+      }),
+    ),
+    conversation_id: Type.Optional(Type.String({ maxLength: 100, description: 'continue a stored conversation' })),
+    user: Type.Optional(Type.String({ maxLength: 200, description: 'end-user id of your system' })),
+    audio: Type.Optional(
+      Type.Unsafe<AudioPart>({ description: 'an audio file to transcribe as the query (multipart only)' }),
+    ),
+  },
+  closed,
+);
 export type ChatForm = Static<typeof ChatForm>;
 
 export interface AudioPart {

@@ -16,16 +16,25 @@ const companyFields = {
   working_hours: Type.Optional(text(500, 'free text, e.g. "Sun–Thu 09:00–17:00 Asia/Riyadh"')),
 };
 
-export const CreateCompanyBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  ...companyFields,
-});
+/** Bodies refuse unknown fields (a 400 naming them): ids, tenancy and timestamps are never input. */
+const closed = { additionalProperties: false } as const;
+
+export const CreateCompanyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    ...companyFields,
+  },
+  closed,
+);
 export type CreateCompanyBody = Static<typeof CreateCompanyBody>;
 
-export const UpdateCompanyBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  ...companyFields,
-});
+export const UpdateCompanyBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    ...companyFields,
+  },
+  closed,
+);
 export type UpdateCompanyBody = Static<typeof UpdateCompanyBody>;
 
 export const Company = Type.Object(
@@ -65,12 +74,15 @@ export const Member = Type.Object(
 );
 export type Member = Static<typeof Member>;
 
-export const AddMemberBody = Type.Object({
-  user_id: Uuid(),
-  role: Type.Optional(StringEnum(['admin', 'developer', 'member'] as const, { default: 'member' })),
-});
+export const AddMemberBody = Type.Object(
+  {
+    user_id: Uuid(),
+    role: Type.Optional(StringEnum(['admin', 'developer', 'member'] as const, { default: 'member' })),
+  },
+  closed,
+);
 
-export const AddAdminBody = Type.Object({ user_id: Uuid() });
+export const AddAdminBody = Type.Object({ user_id: Uuid() }, closed);
 
 export const Invitation = Type.Object(
   {
@@ -90,13 +102,16 @@ export const Invitation = Type.Object(
 );
 export type Invitation = Static<typeof Invitation>;
 
-export const CreateInvitationBody = Type.Object({
-  email: Type.String({ format: 'email', maxLength: 320 }),
-  role: Type.Optional(StringEnum(['admin', 'developer', 'member'] as const, { default: 'member' })),
-  message: Type.Optional(Type.String({ maxLength: 2000 })),
-});
+export const CreateInvitationBody = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 320 }),
+    role: Type.Optional(StringEnum(['admin', 'developer', 'member'] as const, { default: 'member' })),
+    message: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  closed,
+);
 
-export const AcceptInvitationBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
+export const AcceptInvitationBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, closed);
 
 export const AcceptedInvitation = Type.Object({ company: Type.Ref(Company), member: Type.Ref(Member) });
 

@@ -16,22 +16,31 @@ const languages = Type.String({
 });
 const config = Type.String({ maxLength: 65_536, description: 'JSON text of an object' });
 
-export const CreateDeploymentBody = Type.Object({
-  deployable_type: StringEnum(DEPLOYABLE_TYPES),
-  deployable_id: Uuid(),
-  channel,
-  region_id: Uuid({ description: 'one of GET /api/public/regions' }),
-  languages: Type.Optional(languages),
-  config: Type.Optional(config),
-});
+/** Bodies refuse unknown fields (a 400 naming them): ids, tenancy, status and timestamps are never input. */
+const closed = { additionalProperties: false } as const;
+
+export const CreateDeploymentBody = Type.Object(
+  {
+    deployable_type: StringEnum(DEPLOYABLE_TYPES),
+    deployable_id: Uuid(),
+    channel,
+    region_id: Uuid({ description: 'one of GET /api/public/regions' }),
+    languages: Type.Optional(languages),
+    config: Type.Optional(config),
+  },
+  closed,
+);
 export type CreateDeploymentBody = Static<typeof CreateDeploymentBody>;
 
-export const UpdateDeploymentBody = Type.Object({
-  channel: Type.Optional(channel),
-  region_id: Type.Optional(Uuid()),
-  languages: Type.Optional(languages),
-  config: Type.Optional(config),
-});
+export const UpdateDeploymentBody = Type.Object(
+  {
+    channel: Type.Optional(channel),
+    region_id: Type.Optional(Uuid()),
+    languages: Type.Optional(languages),
+    config: Type.Optional(config),
+  },
+  closed,
+);
 export type UpdateDeploymentBody = Static<typeof UpdateDeploymentBody>;
 
 export const Deployment = Type.Object({

@@ -66,17 +66,23 @@ export const CreatedChatToken = Type.Object({
 });
 export type CreatedChatToken = Static<typeof CreatedChatToken>;
 
-export const CreateUserBody = Type.Object({
-  email: Type.String({ format: 'email', maxLength: 320 }),
-  name: Type.Optional(Type.String({ maxLength: 200, description: 'full name; split into first and last name' })),
-  first_name: Type.Optional(Type.String({ maxLength: 100 })),
-  last_name: Type.Optional(Type.String({ maxLength: 100 })),
-  role: Type.Optional(
-    StringEnum(['owner', 'admin', 'developer', 'member'] as const, {
-      description: 'when given, the user also becomes a member of the current company with this role',
-    }),
-  ),
-});
+/** Bodies refuse unknown fields (a 400 naming them): ids, tenancy and timestamps are never input. */
+const closed = { additionalProperties: false } as const;
+
+export const CreateUserBody = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 320 }),
+    name: Type.Optional(Type.String({ maxLength: 200, description: 'full name; split into first and last name' })),
+    first_name: Type.Optional(Type.String({ maxLength: 100 })),
+    last_name: Type.Optional(Type.String({ maxLength: 100 })),
+    role: Type.Optional(
+      StringEnum(['owner', 'admin', 'developer', 'member'] as const, {
+        description: 'when given, the user also becomes a member of the current company with this role',
+      }),
+    ),
+  },
+  closed,
+);
 
 export const CreatedUser = Type.Object({
   user: Type.Ref(User),
@@ -84,12 +90,15 @@ export const CreatedUser = Type.Object({
   api_key: CreatedApiKey,
 });
 
-export const CreateApiKeyBody = Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) });
+export const CreateApiKeyBody = Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, closed);
 
-export const CreateChatTokenBody = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 200 })),
-  agent_id: Type.Optional(Nullable(Uuid({ description: 'bind the token to one agent of the company' }))),
-});
+export const CreateChatTokenBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    agent_id: Type.Optional(Nullable(Uuid({ description: 'bind the token to one agent of the company' }))),
+  },
+  closed,
+);
 
 export const ApiKeyPage = Page(Type.Ref(ApiKey));
 export const ChatTokenPage = Page(Type.Ref(ChatToken));

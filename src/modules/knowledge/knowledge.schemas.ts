@@ -5,6 +5,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IsoDate, Nullable, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
 
+/** Bodies refuse unknown fields (a 400 naming them): ids, tenancy and timestamps are never input. */
+const closed = { additionalProperties: false } as const;
+
 const Categories = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 50,
   description: 'Category labels',
@@ -44,19 +47,25 @@ export const Collection = Type.Object(
 );
 export type Collection = Static<typeof Collection>;
 
-export const CreateCollectionBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  description: Type.Optional(Type.String({ maxLength: 5000 })),
-  is_private: Type.Optional(Type.Boolean()),
-  company_id: Uuid({ description: "Must be the caller's active company" }),
-});
+export const CreateCollectionBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+    is_private: Type.Optional(Type.Boolean()),
+    company_id: Uuid({ description: "Must be the caller's active company" }),
+  },
+  closed,
+);
 export type CreateCollectionBody = Static<typeof CreateCollectionBody>;
 
-export const UpdateCollectionBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  description: Type.Optional(Type.String({ maxLength: 5000 })),
-  is_private: Type.Optional(Type.Boolean()),
-});
+export const UpdateCollectionBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+    is_private: Type.Optional(Type.Boolean()),
+  },
+  closed,
+);
 export type UpdateCollectionBody = Static<typeof UpdateCollectionBody>;
 
 export const DeleteStatus = Type.Object({ status: Type.Literal('deleted') });
@@ -99,14 +108,17 @@ export const DocumentPage = Type.Object({
   limit: Type.Integer(),
 });
 
-export const ListDocumentsBody = Type.Object({
-  categories: Type.Optional(Categories),
-  start_date: Type.Optional(IsoDate({ description: 'Created at or after' })),
-  end_date: Type.Optional(IsoDate({ description: 'Created at or before' })),
-  collection_id: Type.Optional(Uuid()),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
-});
+export const ListDocumentsBody = Type.Object(
+  {
+    categories: Type.Optional(Categories),
+    start_date: Type.Optional(IsoDate({ description: 'Created at or after' })),
+    end_date: Type.Optional(IsoDate({ description: 'Created at or before' })),
+    collection_id: Type.Optional(Uuid()),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  },
+  closed,
+);
 export type ListDocumentsBody = Static<typeof ListDocumentsBody>;
 
 export const UploadResult = Type.Object({
@@ -116,28 +128,37 @@ export const UploadResult = Type.Object({
 });
 export type UploadResult = Static<typeof UploadResult>;
 
-export const UploadArticleBody = Type.Object({
-  content: Type.String({ minLength: 1 }),
-  document_title: Type.String({ minLength: 1, maxLength: 500 }),
-  categories: Type.Optional(Categories),
-  collection_id: Type.Optional(Uuid()),
-});
+export const UploadArticleBody = Type.Object(
+  {
+    content: Type.String({ minLength: 1 }),
+    document_title: Type.String({ minLength: 1, maxLength: 500 }),
+    categories: Type.Optional(Categories),
+    collection_id: Type.Optional(Uuid()),
+  },
+  closed,
+);
 export type UploadArticleBody = Static<typeof UploadArticleBody>;
 
-export const UploadWebsiteBody = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2000 }),
-  document_title: Type.String({ minLength: 1, maxLength: 500 }),
-  categories: Type.Optional(Categories),
-  collection_id: Type.Optional(Uuid()),
-});
+export const UploadWebsiteBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2000 }),
+    document_title: Type.String({ minLength: 1, maxLength: 500 }),
+    categories: Type.Optional(Categories),
+    collection_id: Type.Optional(Uuid()),
+  },
+  closed,
+);
 export type UploadWebsiteBody = Static<typeof UploadWebsiteBody>;
 
-export const UpdateDocumentBody = Type.Object({
-  document_title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-  content: Type.Optional(Type.String({ minLength: 1 })),
-  categories: Type.Optional(Categories),
-  collection_id: Type.Optional(Nullable(Uuid())),
-});
+export const UpdateDocumentBody = Type.Object(
+  {
+    document_title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    content: Type.Optional(Type.String({ minLength: 1 })),
+    categories: Type.Optional(Categories),
+    collection_id: Type.Optional(Nullable(Uuid())),
+  },
+  closed,
+);
 export type UpdateDocumentBody = Static<typeof UpdateDocumentBody>;
 
 export const Task = Type.Object({
@@ -153,19 +174,25 @@ export const Task = Type.Object({
 });
 export type Task = Static<typeof Task>;
 
-export const SearchBody = Type.Object({
-  query: Type.String({ minLength: 1, maxLength: 4000 }),
-  search_method: Type.Object({
-    enable_vectorsearch: Type.Optional(Type.Boolean({ default: true })),
-    enable_fulltextsearch: Type.Optional(Type.Boolean({ default: true })),
-    enable_docstoresearch: Type.Optional(Type.Boolean({ default: true })),
-  }),
-  top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 4 })),
-  categories: Categories,
-  start_date: Type.Optional(IsoDate()),
-  end_date: Type.Optional(IsoDate()),
-  collection_id: Type.Optional(Uuid()),
-});
+export const SearchBody = Type.Object(
+  {
+    query: Type.String({ minLength: 1, maxLength: 4000 }),
+    search_method: Type.Object(
+      {
+        enable_vectorsearch: Type.Optional(Type.Boolean({ default: true })),
+        enable_fulltextsearch: Type.Optional(Type.Boolean({ default: true })),
+        enable_docstoresearch: Type.Optional(Type.Boolean({ default: true })),
+      },
+      closed,
+    ),
+    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 4 })),
+    categories: Categories,
+    start_date: Type.Optional(IsoDate()),
+    end_date: Type.Optional(IsoDate()),
+    collection_id: Type.Optional(Uuid()),
+  },
+  closed,
+);
 export type SearchBody = Static<typeof SearchBody>;
 
 const LaneScores = Type.Object({
@@ -196,11 +223,14 @@ export const SearchResponse = Type.Object({
   lanes: Type.Array(Type.String(), { description: 'Lanes that ran and were fused' }),
 });
 
-export const CheckSimilarityBody = Type.Object({
-  document: Type.String({ minLength: 1, maxLength: 1_000_000 }),
-  customer_id: Type.String({ minLength: 1, description: "The caller's company id" }),
-  similarity: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.9 })),
-});
+export const CheckSimilarityBody = Type.Object(
+  {
+    document: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+    customer_id: Type.String({ minLength: 1, description: "The caller's company id" }),
+    similarity: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.9 })),
+  },
+  closed,
+);
 export type CheckSimilarityBody = Static<typeof CheckSimilarityBody>;
 
 export const SimilarityResponse = Type.Object({
