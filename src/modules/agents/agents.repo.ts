@@ -14,14 +14,57 @@ export async function findAgent(db: Executor, companyId: string, agentId: string
 
 export type AgentRow = NonNullable<Awaited<ReturnType<typeof findAgent>>>;
 
-export async function insertAgent(db: Executor, values: Insertable<AgentsTable>) {
-  return db.insertInto('agents').values(values).returningAll().executeTakeFirstOrThrow();
+/** The settings of an agent, the only columns a caller's input may reach. */
+export type AgentSettings = Pick<
+  Updateable<AgentsTable>,
+  | 'title'
+  | 'task_description'
+  | 'instructions'
+  | 'model'
+  | 'temperature'
+  | 'collection_ids'
+  | 'integration_ids'
+  | 'languages'
+  | 'welcome_message'
+  | 'escalation'
+>;
+
+/** Named one by one: whatever else `values` carries (an id, a company, a timestamp) is not written. */
+function settingColumns(values: AgentSettings): AgentSettings {
+  return {
+    title: values.title,
+    task_description: values.task_description,
+    instructions: values.instructions,
+    model: values.model,
+    temperature: values.temperature,
+    collection_ids: values.collection_ids,
+    integration_ids: values.integration_ids,
+    languages: values.languages,
+    welcome_message: values.welcome_message,
+    escalation: values.escalation,
+  };
 }
 
-export async function updateAgent(db: Executor, companyId: string, agentId: string, values: Updateable<AgentsTable>) {
+export async function insertAgent(
+  db: Executor,
+  values: AgentSettings & Pick<Insertable<AgentsTable>, 'company_id' | 'title' | 'created_by'>,
+) {
+  return db
+    .insertInto('agents')
+    .values({
+      ...settingColumns(values),
+      title: values.title,
+      company_id: values.company_id,
+      created_by: values.created_by,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateAgent(db: Executor, companyId: string, agentId: string, values: AgentSettings) {
   return db
     .updateTable('agents')
-    .set({ ...values, updated_at: sql`now()` })
+    .set({ ...settingColumns(values), updated_at: sql`now()` })
     .where('company_id', '=', companyId)
     .where('id', '=', agentId)
     .returningAll()

@@ -111,13 +111,28 @@ export function createAgentsService(deps: AgentsDeps) {
       );
   }
 
-  function columns(body: UpdateAgentBody, current?: repo.AgentRow) {
-    const { languages, escalation, ...rest } = body;
+  /** The columns of a validated body, named one by one (the body itself never reaches SQL). */
+  function columns(body: UpdateAgentBody, current?: repo.AgentRow): repo.AgentSettings {
+    const { languages, escalation } = body;
+    const was = toEscalation(current?.escalation ?? {});
     return {
-      ...rest,
+      title: body.title,
+      task_description: body.task_description,
+      instructions: body.instructions,
+      model: body.model,
+      temperature: body.temperature,
+      collection_ids: body.collection_ids,
+      integration_ids: body.integration_ids,
+      welcome_message: body.welcome_message,
       ...(languages ? { languages: languages.join(',') } : {}),
       ...(escalation
-        ? { escalation: JSON.stringify({ ...toEscalation(current?.escalation ?? {}), ...escalation }) as never }
+        ? {
+            escalation: JSON.stringify({
+              enabled: escalation.enabled ?? was.enabled,
+              contact_email: escalation.contact_email === undefined ? was.contact_email : escalation.contact_email,
+              message: escalation.message ?? was.message,
+            }) as never,
+          }
         : {}),
     };
   }

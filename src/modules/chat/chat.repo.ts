@@ -2,8 +2,30 @@ import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { Citation, ConversationsTable } from './chat.tables.js';
 
+/** Columns named one by one (a turn sets the id and times itself; nothing else is passed through). */
 export async function insertConversation(db: Executor, values: Insertable<ConversationsTable>) {
-  return db.insertInto('conversations').values(values).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('conversations')
+    .values({
+      id: values.id,
+      company_id: values.company_id,
+      agent_id: values.agent_id,
+      deployment_id: values.deployment_id,
+      chat_token_id: values.chat_token_id,
+      title: values.title,
+      status: values.status,
+      external_user_id: values.external_user_id,
+      end_user_id: values.end_user_id,
+      support_query_id: values.support_query_id,
+      channel: values.channel,
+      region: values.region,
+      last_message_at: values.last_message_at,
+      closed_at: values.closed_at,
+      created_at: values.created_at,
+      updated_at: values.updated_at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export type ConversationRow = Awaited<ReturnType<typeof insertConversation>>;
@@ -62,7 +84,14 @@ export async function updateConversation(
 ) {
   return db
     .updateTable('conversations')
-    .set({ ...values, updated_at: sql`now()` })
+    .set({
+      title: values.title,
+      status: values.status,
+      closed_at: values.closed_at,
+      support_query_id: values.support_query_id,
+      end_user_id: values.end_user_id,
+      updated_at: sql`now()`,
+    })
     .where('company_id', '=', companyId)
     .where('id', '=', conversationId)
     .returningAll()

@@ -14,8 +14,28 @@ export interface CompanyFields {
   working_hours?: string | null;
 }
 
+/**
+ * The columns a caller may set, named one by one: a request body is never spread into SQL, so an
+ * id, a timestamp or a key the schema did not foresee can never reach the table.
+ */
+function companyColumns(fields: CompanyFields) {
+  return {
+    name: fields.name,
+    industry: fields.industry,
+    contact_email: fields.contact_email,
+    contact_phone: fields.contact_phone,
+    address: fields.address,
+    website: fields.website,
+    working_hours: fields.working_hours,
+  };
+}
+
 export async function insertCompany(db: Executor, fields: CompanyFields & { name: string }) {
-  return db.insertInto('companies').values(fields).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('companies')
+    .values({ ...companyColumns(fields), name: fields.name })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function findCompany(db: Executor, companyId: string) {
@@ -25,7 +45,7 @@ export async function findCompany(db: Executor, companyId: string) {
 export async function updateCompany(db: Executor, companyId: string, fields: CompanyFields) {
   return db
     .updateTable('companies')
-    .set({ ...fields, updated_at: sql`now()` })
+    .set({ ...companyColumns(fields), updated_at: sql`now()` })
     .where('id', '=', companyId)
     .returningAll()
     .executeTakeFirst();
@@ -92,7 +112,11 @@ export async function listMembers(db: Executor, companyId: string, roles: Role[]
 /** Adds a member; 409 when the user already is one, 404 when the user does not exist. */
 export async function insertMember(db: Executor, member: { company_id: string; user_id: string; role: Role }) {
   try {
-    const { id } = await db.insertInto('company_members').values(member).returning('id').executeTakeFirstOrThrow();
+    const { id } = await db
+      .insertInto('company_members')
+      .values({ company_id: member.company_id, user_id: member.user_id, role: member.role })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     return (await findMember(db, member.company_id, id))!;
   } catch (error) {
     if (isPgError(error, PG_UNIQUE_VIOLATION)) {
@@ -156,7 +180,16 @@ export async function insertInvitation(
   try {
     return await db
       .insertInto('company_invitations')
-      .values(invitation)
+      .values({
+        company_id: invitation.company_id,
+        email: invitation.email,
+        role: invitation.role,
+        message: invitation.message,
+        token_hash: invitation.token_hash,
+        token_hint: invitation.token_hint,
+        invited_by: invitation.invited_by,
+        expires_at: invitation.expires_at,
+      })
       .returning(INVITATION_COLUMNS)
       .executeTakeFirstOrThrow();
   } catch (error) {

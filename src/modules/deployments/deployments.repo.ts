@@ -72,20 +72,56 @@ function liveConflict(error: unknown): never {
   throw error;
 }
 
-export async function insertDeployment(db: Executor, values: Insertable<DeploymentsTable>): Promise<string> {
-  const row = await db.insertInto('deployments').values(values).returning('id').executeTakeFirstOrThrow();
+/** Columns are named one by one: an id or a timestamp in `values` never reaches the table. */
+export async function insertDeployment(
+  db: Executor,
+  values: Omit<Insertable<DeploymentsTable>, 'id' | 'created_at' | 'updated_at' | 'rollout_attempt' | 'started_by'>,
+): Promise<string> {
+  const row = await db
+    .insertInto('deployments')
+    .values({
+      company_id: values.company_id,
+      user_id: values.user_id,
+      deployable_type: values.deployable_type,
+      deployable_id: values.deployable_id,
+      agent_id: values.agent_id,
+      channel: values.channel,
+      region_id: values.region_id,
+      languages: values.languages,
+      status: values.status,
+      config: values.config,
+      error: values.error,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
+
+/** Settings and state of a deployment, the columns an update may write (named one by one). */
+export type DeploymentChanges = Pick<
+  Updateable<DeploymentsTable>,
+  'channel' | 'region_id' | 'languages' | 'config' | 'status' | 'error' | 'rollout_attempt' | 'started_by'
+>;
 
 export async function updateDeployment(
   db: Executor,
   companyId: string,
   id: string,
-  values: Updateable<DeploymentsTable>,
+  values: DeploymentChanges,
 ): Promise<void> {
   await db
     .updateTable('deployments')
-    .set({ ...values, updated_at: sql`now()` })
+    .set({
+      channel: values.channel,
+      region_id: values.region_id,
+      languages: values.languages,
+      config: values.config,
+      status: values.status,
+      error: values.error,
+      rollout_attempt: values.rollout_attempt,
+      started_by: values.started_by,
+      updated_at: sql`now()`,
+    })
     .where('company_id', '=', companyId)
     .where('id', '=', id)
     .execute()

@@ -74,7 +74,11 @@ export async function insertApiKey(
   db: Executor,
   key: { user_id: string; name: string; key_hash: Buffer; key_hint: string },
 ) {
-  return db.insertInto('api_keys').values(key).returning(API_KEY_COLUMNS).executeTakeFirstOrThrow();
+  return db
+    .insertInto('api_keys')
+    .values({ user_id: key.user_id, name: key.name, key_hash: key.key_hash, key_hint: key.key_hint })
+    .returning(API_KEY_COLUMNS)
+    .executeTakeFirstOrThrow();
 }
 
 export async function listApiKeys(db: Executor, userId: string, skip: number, limit: number) {
@@ -111,7 +115,18 @@ export async function insertChatToken(
     created_by: string | null;
   },
 ) {
-  return db.insertInto('chat_tokens').values(token).returning(CHAT_TOKEN_COLUMNS).executeTakeFirstOrThrow();
+  return db
+    .insertInto('chat_tokens')
+    .values({
+      company_id: token.company_id,
+      agent_id: token.agent_id,
+      name: token.name,
+      token_hash: token.token_hash,
+      token_hint: token.token_hint,
+      created_by: token.created_by,
+    })
+    .returning(CHAT_TOKEN_COLUMNS)
+    .executeTakeFirstOrThrow();
 }
 
 export async function listChatTokens(db: Executor, companyId: string, skip: number, limit: number) {

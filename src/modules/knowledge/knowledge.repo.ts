@@ -28,7 +28,13 @@ export async function insertCollection(
 ): Promise<CollectionRow> {
   const inserted = await executor
     .insertInto('kb_collections')
-    .values(row)
+    .values({
+      company_id: row.company_id,
+      name: row.name,
+      description: row.description,
+      is_private: row.is_private,
+      created_by: row.created_by,
+    })
     .returningAll()
     .executeTakeFirstOrThrow()
     .catch(translate);
@@ -85,7 +91,7 @@ export async function updateCollection(
 ): Promise<boolean> {
   const result = await executor
     .updateTable('kb_collections')
-    .set({ ...patch, updated_at: now })
+    .set({ name: patch.name, description: patch.description, is_private: patch.is_private, updated_at: now })
     .where('company_id', '=', companyId)
     .where('id', '=', id)
     .executeTakeFirst()
@@ -180,7 +186,24 @@ export interface NewDocument {
 }
 
 export async function insertDocument(executor: Executor, row: NewDocument): Promise<DocumentRow> {
-  return executor.insertInto('kb_documents').values(row).returning(DOCUMENT_COLUMNS).executeTakeFirstOrThrow();
+  return executor
+    .insertInto('kb_documents')
+    .values({
+      company_id: row.company_id,
+      collection_id: row.collection_id,
+      title: row.title,
+      categories: row.categories,
+      source_type: row.source_type,
+      source_url: row.source_url,
+      file_name: row.file_name,
+      mime_type: row.mime_type,
+      size_bytes: row.size_bytes,
+      source_bytes: row.source_bytes,
+      content: row.content,
+      created_by: row.created_by,
+    })
+    .returning(DOCUMENT_COLUMNS)
+    .executeTakeFirstOrThrow();
 }
 
 export async function findDocument(
@@ -258,7 +281,7 @@ export async function updateDocumentMeta(
 ): Promise<void> {
   await executor
     .updateTable('kb_documents')
-    .set({ ...patch, updated_at: now })
+    .set({ title: patch.title, categories: patch.categories, collection_id: patch.collection_id, updated_at: now })
     .where('company_id', '=', companyId)
     .where('id', '=', id)
     .execute();

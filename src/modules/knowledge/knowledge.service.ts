@@ -206,7 +206,7 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     async updateCollection(context: CompanyContext, id: string, body: S.UpdateCollectionBody): Promise<S.Collection> {
       requireWriter(context);
       await collection(context, id);
-      const patch = { ...body, ...(body.name !== undefined ? { name: body.name.trim() } : {}) };
+      const patch = { name: body.name?.trim(), description: body.description, is_private: body.is_private };
       await repo.updateCollection(db, context.companyId, id, patch, clock.now());
       return toCollection(await collection(context, id));
     },
