@@ -128,10 +128,17 @@ describe('companies', () => {
   });
 });
 
+/** A user created by an administrator of `tenant` (POST /users, no role): the company may enroll them. */
+async function userCreatedBy(tenant: TestTenant) {
+  const res = await call('POST', '/api/public/users', tenant.headers, { email: uniqueEmail('created') });
+  expect(res.status).toBe(201);
+  return { userId: res.body.user.id as string, email: res.body.user.email as string };
+}
+
 describe('members and admins', () => {
   it('adds an existing user as a member once; a second time is a 409', async () => {
     const tenant = await createTenant(t.container);
-    const outsider = await createUser(t.container, null);
+    const outsider = await userCreatedBy(tenant);
     const added = await call('POST', '/api/public/companies/members', tenant.headers, {
       user_id: outsider.userId,
       role: 'developer',
@@ -147,7 +154,7 @@ describe('members and admins', () => {
     expect(again.status).toBe(409);
     expect(again.body.detail).toContain('already a member');
     const defaulted = await call('POST', '/api/public/companies/members', tenant.headers, {
-      user_id: (await createUser(t.container, null)).userId,
+      user_id: (await userCreatedBy(tenant)).userId,
     });
     expect(defaulted.body.role).toBe('member');
     const list = await call('GET', '/api/public/companies/members?limit=2', tenant.headers);
@@ -186,7 +193,7 @@ describe('members and admins', () => {
     const promoted = await call('POST', '/api/public/companies/admins', tenant.headers, { user_id: dev.userId });
     expect(promoted.status).toBe(200);
     expect(promoted.body.role).toBe('admin');
-    const outsider = await createUser(t.container, null);
+    const outsider = await userCreatedBy(tenant);
     const added = await call('POST', '/api/public/companies/admins', tenant.headers, { user_id: outsider.userId });
     expect(added.status).toBe(201);
     expect(
@@ -277,6 +284,68 @@ describe('members and admins', () => {
       .where('role', '=', 'owner')
       .execute();
     expect(owners).toHaveLength(1);
+  });
+});
+
+describe('who can be enrolled', () => {
+  const enroll = (tenant: TestTenant, route: 'members' | 'admins', userId: string) =>
+    call('POST', `/api/public/companies/${route}`, tenant.headers, { user_id: userId });
+  const membersOf = async (companyId: string) =>
+    (
+      await t.container.db
+        .selectFrom('company_members')
+        .select(['user_id', 'role'])
+        .where('company_id', '=', companyId)
+        .orderBy('user_id')
+        .execute()
+    ).map((row) => `${row.user_id}:${row.role}`);
+
+  for (const route of ['members', 'admins'] as const) {
+    it(`answers a user of another company on /${route} exactly like an unknown id (404), without their e-mail`, async () => {
+      const tenant = await createTenant(t.container);
+      const other = await createTenant(t.container);
+      const theirs = await other.member('developer');
+      const before = await membersOf(tenant.companyId);
+      const foreign = await enroll(tenant, route, theirs.userId);
+      const unknownId = '00000000-0000-4000-8000-000000000000';
+      const unknown = await enroll(tenant, route, unknownId);
+      expect(foreign.status).toBe(404);
+      expect(foreign.body).toEqual({ detail: `User not found: ${theirs.userId}`, status_code: 404 });
+      expect(unknown.body).toEqual({ detail: `User not found: ${unknownId}`, status_code: 404 });
+      expect(JSON.stringify(foreign.body)).not.toContain(theirs.email);
+      expect(await membersOf(tenant.companyId)).toEqual(before);
+    });
+
+    it(`refuses on /${route} a user of no company whom this company did not create`, async () => {
+      const tenant = await createTenant(t.container);
+      const other = await createTenant(t.container);
+      const loner = await createUser(t.container, null);
+      expect((await enroll(tenant, route, loner.userId)).status).toBe(404);
+      // Created by another company's administrator (POST /users without a role): that company's.
+      const created = await call('POST', '/api/public/users', other.headers, { email: uniqueEmail('theirs') });
+      expect(created.status).toBe(201);
+      expect((await enroll(tenant, route, created.body.user.id)).status).toBe(404);
+      expect((await enroll(other, route, created.body.user.id)).status).toBe(201);
+    });
+  }
+
+  it('lets an admin enroll a user of another company where they are admin or owner, not where they are a member', async () => {
+    const tenant = await createTenant(t.container);
+    const second = await call('POST', '/api/public/companies', tenant.headers, { name: 'Sister company' });
+    expect(second.status).toBe(201);
+    const colleague = await createUser(t.container, second.body.id, 'member');
+    const added = await enroll(tenant, 'members', colleague.userId);
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ user_id: colleague.userId, user: { email: colleague.email } });
+
+    const elsewhere = await createTenant(t.container);
+    await t.container.db
+      .insertInto('company_members')
+      .values({ company_id: elsewhere.companyId, user_id: tenant.userId, role: 'member' })
+      .execute();
+    const stranger = await elsewhere.member('developer');
+    expect((await enroll(tenant, 'admins', stranger.userId)).status).toBe(404);
+    expect((await enroll(tenant, 'members', stranger.userId)).status).toBe(404);
   });
 });
 

@@ -109,6 +109,33 @@ export async function listMembers(db: Executor, companyId: string, roles: Role[]
   return { rows, total: count.total };
 }
 
+/**
+ * The user `userId` when `callerId` may enroll them in `companyId`: the user was created by an
+ * administrator of that company (POST /users), or belongs to some company where the caller is an
+ * owner or admin. Undefined otherwise, exactly as for an unknown id.
+ */
+export async function findEnrollableUser(db: Executor, companyId: string, callerId: string, userId: string) {
+  return db
+    .selectFrom('users as u')
+    .select('u.id')
+    .where('u.id', '=', userId)
+    .where((eb) =>
+      eb.or([
+        eb('u.created_in_company_id', '=', companyId),
+        eb.exists(
+          eb
+            .selectFrom('company_members as target')
+            .innerJoin('company_members as manager', 'manager.company_id', 'target.company_id')
+            .select('target.id')
+            .whereRef('target.user_id', '=', 'u.id')
+            .where('manager.user_id', '=', callerId)
+            .where('manager.role', 'in', ['owner', 'admin']),
+        ),
+      ]),
+    )
+    .executeTakeFirst();
+}
+
 /** Adds a member; 409 when the user already is one, 404 when the user does not exist. */
 export async function insertMember(db: Executor, member: { company_id: string; user_id: string; role: Role }) {
   try {

@@ -1,7 +1,8 @@
 /**
  * Companies, memberships and invitations. Rules: admins manage the company, its members and
  * invitations; only an owner may create or remove an owner; the last owner cannot be removed;
- * anyone may leave a company (unless they are its last owner).
+ * anyone may leave a company (unless they are its last owner); an admin enrolls only users within
+ * reach (created here, or in a company the admin manages), others are a 404 like unknown ids.
  */
 import type { Db, Executor } from '../../db/database.js';
 import type { CompanyContext, UserCaller } from '../../http/caller.js';
@@ -99,6 +100,10 @@ export function createCompaniesService(deps: CompaniesDeps) {
     role: Role,
   ): Promise<Member> {
     if (role === 'owner' && context.role !== 'owner') throw AppErrors.forbidden('Only an owner can add an owner');
+    // A user out of the caller's reach answers like an unknown id, so ids cannot be probed.
+    if (!(await repo.findEnrollableUser(executor, context.companyId, context.userId, userId))) {
+      throw AppErrors.notFound('User', userId);
+    }
     return toMember(await repo.insertMember(executor, { company_id: context.companyId, user_id: userId, role }));
   }
 
@@ -186,7 +191,6 @@ export function createCompaniesService(deps: CompaniesDeps) {
         db.transaction().execute(async (trx) => {
           const existing = await repo.findMembership(trx, context.companyId, userId);
           if (!existing) {
-            if (!(await findUser(trx, userId))) throw AppErrors.notFound('User', userId);
             return { member: await addMemberWithin(trx, context, userId, 'admin'), created: true };
           }
           if (hasRole(existing.role, 'admin')) {

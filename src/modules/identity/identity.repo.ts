@@ -39,9 +39,21 @@ export async function findUserByEmail(db: Executor, email: string) {
     .executeTakeFirst();
 }
 
-export async function insertUser(db: Executor, user: { email: string; first_name: string; last_name: string }) {
+export async function insertUser(
+  db: Executor,
+  user: { email: string; first_name: string; last_name: string; created_in_company_id?: string | null },
+) {
   try {
-    return await db.insertInto('users').values(user).returning(USER_COLUMNS).executeTakeFirstOrThrow();
+    return await db
+      .insertInto('users')
+      .values({
+        email: user.email,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        created_in_company_id: user.created_in_company_id ?? null,
+      })
+      .returning(USER_COLUMNS)
+      .executeTakeFirstOrThrow();
   } catch (error) {
     if (isPgError(error, PG_UNIQUE_VIOLATION))
       throw AppErrors.conflict(`A user with e-mail ${user.email} already exists`);

@@ -142,7 +142,11 @@ export function createIdentityService(deps: IdentityDeps) {
       return db
         .transaction()
         .execute(async (trx) => {
-          const user = await repo.insertUser(trx, { email: input.email.toLowerCase(), ...names(input) });
+          const user = await repo.insertUser(trx, {
+            email: input.email.toLowerCase(),
+            ...names(input),
+            created_in_company_id: context.companyId,
+          });
           let member = null;
           if (input.role) {
             member = await deps.companies.addMemberWithin(trx, context, user.id, input.role);

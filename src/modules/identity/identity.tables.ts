@@ -8,6 +8,8 @@ export interface UsersTable {
   first_name: Generated<string>;
   last_name: Generated<string>;
   active_company_id: string | null;
+  /** The company whose administrator created the user (POST /users); it may enroll them later. */
+  created_in_company_id: Generated<string | null>;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
 }
