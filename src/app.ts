@@ -30,6 +30,7 @@ import { companiesRoutes } from './modules/companies/companies.routes.js';
 import { deploymentsRoutes } from './modules/deployments/deployments.routes.js';
 import { Company, Invitation, Member } from './modules/companies/companies.schemas.js';
 import { identityRoutes } from './modules/identity/identity.routes.js';
+import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/support-queries.routes.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/team-notifications.routes.js';
@@ -114,6 +115,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   for (const schema of KNOWLEDGE_SCHEMAS) app.addSchema(schema);
+  for (const schema of INTEGRATIONS_SCHEMAS) app.addSchema(schema);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -207,6 +209,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(collectionsRoutes(container.knowledge));
       await publicApi.register(agentsRoutes(container.agents));
       await publicApi.register(deploymentsRoutes(container.deployments));
+      await publicApi.register(integrationsRoutes(container.integrations));
     },
     { prefix: '/api/public' },
   );

@@ -35,6 +35,9 @@ import {
 } from './modules/team-notifications/team-notifications.service.js';
 import { deploymentJobs } from './modules/deployments/deployments.jobs.js';
 import { createDeploymentsService, type DeploymentsService } from './modules/deployments/deployments.service.js';
+import { createConnectors } from './adapters/connectors/connectors.js';
+import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
+import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
 
 export interface Container {
   config: Readonly<Config>;
@@ -60,6 +63,8 @@ export interface Container {
   notifications: TeamNotificationsService;
   /** Deployments: lifecycle, roll-out job, logs; `resolveForChat` and `logEvent` for chat. */
   deployments: DeploymentsService;
+  /** Integrations and their connectors; `registry` gives the tools of an integration. */
+  integrations: IntegrationsModule;
   /** Starts the job queue (and its workers when config.runWorkers). */
   start(): Promise<void>;
   /** Stops workers, then closes the queue, Redis and the database pool. */
@@ -172,6 +177,26 @@ export function createContainer(options: ContainerOptions): Container {
   });
   for (const job of chatJobs(chat)) queue.define(job);
 
+  // Integration secrets are sealed with SECRET_KEY, or with a key generated once into DATA_DIR.
+  const secretKey = loadSecretKey({
+    configuredHex: config.integrations.secretKeyHex,
+    dataDir: config.dataDir,
+    onGenerated: (file) =>
+      log.warn({ file }, 'SECRET_KEY is not set: generated a key for integration secrets; keep this file (or set SECRET_KEY)'),
+  });
+  const connectors = createConnectors({
+    allowPrivate: config.integrations.allowPrivateUrls,
+    timeoutMs: config.integrations.timeoutMs,
+    maxResponseBytes: config.integrations.maxResponseBytes,
+  });
+  const integrations = createIntegrationsModule({
+    db,
+    box: createSecretBox(secretKey),
+    connectors: connectors.definitions,
+    timeoutMs: config.integrations.timeoutMs,
+    log: log.child({ module: 'integrations' }),
+  });
+
   let closed = false;
   return {
     config,
@@ -191,7 +216,9 @@ export function createContainer(options: ContainerOptions): Container {
     supportQueries,
     notifications,
     deployments,
+    integrations,
     async start() {
+      await integrations.verifySecretKey();
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
     },
@@ -203,6 +230,7 @@ export function createContainer(options: ContainerOptions): Container {
       await mailer.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await knowledge.close();
+      await connectors.close();
       await database.close();
     },
   };

@@ -11,6 +11,7 @@ import type { ChatTables } from '../modules/chat/chat.tables.js';
 import type { CompaniesTables } from '../modules/companies/companies.tables.js';
 import type { DeploymentsTables } from '../modules/deployments/deployments.tables.js';
 import type { IdentityTables } from '../modules/identity/identity.tables.js';
+import type { IntegrationsTables } from '../modules/integrations/integrations.tables.js';
 import type { KnowledgeTables } from '../modules/knowledge/knowledge.tables.js';
 import type { SupportTables } from '../modules/support-queries/support-queries.tables.js';
 import type { NotificationTables } from '../modules/team-notifications/team-notifications.tables.js';
@@ -27,21 +28,6 @@ export interface EmailOutboxTable {
   created_at: DefaultTimestamp;
 }
 
-/** Integrations, referenced by agents and deployments; their family's module will own this table. */
-export interface IntegrationsTable {
-  id: Generated<string>;
-  company_id: string;
-  name: string;
-  type: string;
-  config: Generated<Record<string, unknown>>;
-  is_active: Generated<boolean>;
-  visibility: Generated<'private' | 'public'>;
-  agent_id: string | null;
-  created_by: string | null;
-  created_at: DefaultTimestamp;
-  updated_at: DefaultTimestamp;
-}
-
 /** Every table of the database: each module's tables plus the kernel's own. */
 export interface Database
   extends
@@ -52,7 +38,7 @@ export interface Database
     SupportTables,
     NotificationTables,
     ChatTables,
-    DeploymentsTables {
+    DeploymentsTables,
+    IntegrationsTables {
   email_outbox: EmailOutboxTable;
-  integrations: IntegrationsTable;
 }

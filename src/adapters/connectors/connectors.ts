@@ -1,0 +1,51 @@
+/**
+ * Every connector the platform knows, built once by the container from the integrations
+ * config: the HTTP kinds share one client (network policy, time limit, size cap); SMTP gets the
+ * same policy through its own resolver check. Kinds not built yet store and validate their
+ * config and fail their test saying so.
+ */
+import type { ConnectorDefinition } from '../../ports/connectors.js';
+import { customApiConnector } from './custom_api/custom-api.connector.js';
+import { gmailConnector } from './gmail/gmail.connector.js';
+import { googleCalendarConnector } from './google_calendar/google-calendar.connector.js';
+import { hubspotConnector } from './hubspot/hubspot.connector.js';
+import { createConnectorHttp } from './http.js';
+import type { ResolveAddresses } from './network-guard.js';
+import { notionConnector } from './notion/notion.connector.js';
+import { odooConnector } from './odoo/odoo.connector.js';
+import { shopifyConnector } from './shopify/shopify.connector.js';
+import { slackConnector } from './slack/slack.connector.js';
+import { smtpConnector } from './smtp/smtp.connector.js';
+import { whatsappConnector } from './whatsapp/whatsapp.connector.js';
+import { zendeskConnector } from './zendesk/zendesk.connector.js';
+
+export interface ConnectorsOptions {
+  /** ALLOW_PRIVATE_URLS. */
+  allowPrivate: boolean;
+  /** INTEGRATION_TIMEOUT_MS. */
+  timeoutMs: number;
+  /** INTEGRATION_MAX_RESPONSE_KB, in bytes. */
+  maxResponseBytes: number;
+  resolve?: ResolveAddresses;
+}
+
+export function createConnectors(options: ConnectorsOptions): {
+  definitions: ConnectorDefinition[];
+  close(): Promise<void>;
+} {
+  const http = createConnectorHttp(options);
+  const definitions = [
+    shopifyConnector(http),
+    zendeskConnector,
+    hubspotConnector,
+    slackConnector(http),
+    whatsappConnector,
+    notionConnector,
+    odooConnector,
+    googleCalendarConnector,
+    gmailConnector,
+    smtpConnector(options),
+    customApiConnector,
+  ] as ConnectorDefinition[];
+  return { definitions, close: () => http.close() };
+}

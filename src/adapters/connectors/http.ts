@@ -1,0 +1,246 @@
+/**
+ * The HTTP client of connectors, on undici: the network policy of website uploads (private and
+ * reserved addresses refused at connect time unless ALLOW_PRIVATE_URLS), a time limit over the
+ * whole call (INTEGRATION_TIMEOUT_MS), a cap on the answer's size, redirects never followed (an
+ * API that redirects is answered with an error naming where it pointed), and vendor error
+ * answers turned into ConnectorError: 429 (with Retry-After), 408 and 5xx retryable, the rest not.
+ * Nothing here logs; messages name the vendor, the status and the vendor's own words, never a header.
+ */
+import { Agent, request } from 'undici';
+import { ConnectorError } from '../../ports/connectors.js';
+import { BlockedAddressError, checkHostName, guardedLookup, type ResolveAddresses } from './network-guard.js';
+
+export interface ConnectorHttpOptions {
+  allowPrivate: boolean;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  /** Resolver used at connect time (default: the system's). */
+  resolve?: ResolveAddresses;
+  userAgent?: string;
+}
+
+export interface HttpCall {
+  /** The vendor's product name, used in every error message. */
+  vendor: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON with `content-type: application/json; charset=utf-8`. */
+  json?: unknown;
+  signal: AbortSignal;
+  /** The vendor's words in an error answer (its JSON error shape); default: common shapes. */
+  errorMessage?: (body: unknown) => string | undefined;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body (undefined for an empty body). */
+  body: unknown;
+}
+
+export interface ConnectorHttp {
+  /** Sends the call; resolves with a 2xx JSON answer, throws ConnectorError otherwise. */
+  request(call: HttpCall): Promise<HttpAnswer>;
+  close(): Promise<void>;
+}
+
+const MAX_VENDOR_WORDS = 300;
+
+/** Retry-After as milliseconds (delta seconds or an HTTP date), undefined when absent or unreadable. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  if (/^\d+(\.\d+)?$/.test(raw.trim())) return Math.round(Number(raw) * 1000);
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The words of the usual JSON error shapes: `{message}`, `{error}`, `{error: {message}}`, `{errors}`. */
+export function commonErrorMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body || undefined;
+  if (!body || typeof body !== 'object') return undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of ['message', 'error_description', 'error', 'errors', 'detail', 'description']) {
+    const value = record[key];
+    if (typeof value === 'string' && value) return value;
+    if (Array.isArray(value) && value.length) return value.map((item) => commonErrorMessage(item) ?? '').join('; ');
+    if (value && typeof value === 'object') {
+      const nested = commonErrorMessage(value);
+      if (nested) return nested;
+    }
+  }
+  return undefined;
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > MAX_VENDOR_WORDS ? `${oneLine.slice(0, MAX_VENDOR_WORDS)}…` : oneLine;
+}
+
+/** The ConnectorError of a non-2xx answer. */
+export function errorForStatus(
+  vendor: string,
+  status: number,
+  words: string | undefined,
+  headers: HttpAnswer['headers'],
+): ConnectorError {
+  const said = words ? `: ${clip(words)}` : '';
+  if (status === 429) {
+    const wait = retryAfterMs(headers['retry-after']);
+    const after = wait === undefined ? '' : ` (retry after ${Math.ceil(wait / 1000)} s)`;
+    return new ConnectorError(vendor, `rate limit reached (HTTP 429)${after}${said}`, {
+      status,
+      retryable: true,
+      retryAfterMs: wait,
+    });
+  }
+  if (status === 401 || status === 403) {
+    const what = status === 401 ? 'credentials were refused' : 'access denied';
+    return new ConnectorError(vendor, `${what} (HTTP ${status})${said}`, { status, retryable: false });
+  }
+  if (status >= 500 || status === 408) {
+    return new ConnectorError(vendor, `server error (HTTP ${status})${said}`, {
+      status,
+      retryable: true,
+      retryAfterMs: retryAfterMs(headers['retry-after']),
+    });
+  }
+  return new ConnectorError(vendor, `request refused (HTTP ${status})${said}`, { status, retryable: false });
+}
+
+function parseBody(vendor: string, status: number, text: string, contentType: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    if (status >= 400) return text.slice(0, MAX_VENDOR_WORDS * 2);
+    throw new ConnectorError(
+      vendor,
+      `answered with something other than JSON (HTTP ${status}, ${contentType || 'no content type'})`,
+      { status, retryable: false },
+    );
+  }
+}
+
+export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHttp {
+  const agent = new Agent({
+    connect: { lookup: guardedLookup({ allowPrivate: options.allowPrivate, resolve: options.resolve }) },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+
+  function target(call: HttpCall): URL {
+    let url: URL;
+    try {
+      url = new URL(call.url);
+    } catch {
+      throw new ConnectorError(call.vendor, 'the configured address is not a valid URL', { retryable: false });
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new ConnectorError(call.vendor, `only http and https addresses are called, got ${url.protocol}`, {
+        retryable: false,
+      });
+    }
+    if (url.username || url.password) {
+      throw new ConnectorError(call.vendor, 'addresses with credentials (user:password@) are not called', {
+        retryable: false,
+      });
+    }
+    try {
+      checkHostName(url.hostname, options.allowPrivate);
+    } catch (error) {
+      throw new ConnectorError(call.vendor, `refused to call ${url.host}: ${(error as Error).message}`, {
+        retryable: false,
+      });
+    }
+    return url;
+  }
+
+  async function readCapped(call: HttpCall, body: AsyncIterable<Buffer> & { destroy(): void }, status: number) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > options.maxResponseBytes) {
+        body.destroy();
+        throw new ConnectorError(call.vendor, `the answer is larger than ${options.maxResponseBytes} bytes`, {
+          status,
+          retryable: false,
+        });
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  function failure(call: HttpCall, url: URL, error: unknown, timeout: AbortSignal): Error {
+    if (error instanceof ConnectorError) return error;
+    if (call.signal.aborted) return (call.signal.reason as Error) ?? new Error('aborted');
+    if (timeout.aborted) {
+      return new ConnectorError(call.vendor, `no answer within ${options.timeoutMs} ms`, { retryable: true });
+    }
+    const cause = ((error as { cause?: unknown }).cause ?? error) as NodeJS.ErrnoException;
+    if (cause instanceof BlockedAddressError || cause.code === 'EBLOCKED') {
+      return new ConnectorError(call.vendor, `refused to call ${url.host}: ${cause.message}`, { retryable: false });
+    }
+    const code = cause.code ?? (error as NodeJS.ErrnoException).code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new ConnectorError(call.vendor, `no answer within ${options.timeoutMs} ms`, { retryable: true });
+    }
+    return new ConnectorError(call.vendor, `could not reach ${url.host} (${code ?? cause.message})`, {
+      retryable: code !== 'ENOTFOUND',
+    });
+  }
+
+  return {
+    async request(call) {
+      const url = target(call);
+      const timeout = AbortSignal.timeout(options.timeoutMs);
+      const signal = AbortSignal.any([call.signal, timeout]);
+      const headers: Record<string, string> = {
+        'user-agent': options.userAgent ?? 'Switchboard integrations',
+        accept: 'application/json',
+        ...call.headers,
+      };
+      if (call.json !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+      try {
+        const response = await request(url, {
+          dispatcher: agent,
+          method: call.method,
+          headers,
+          body: call.json === undefined ? undefined : JSON.stringify(call.json),
+          signal,
+        });
+        const { statusCode: status, headers: answerHeaders, body } = response;
+        if (status >= 300 && status < 400) {
+          await body.dump();
+          const location = String(answerHeaders.location ?? '');
+          const where = location ? ` to ${new URL(location, url).host}` : '';
+          throw new ConnectorError(call.vendor, `redirected (HTTP ${status})${where}; redirects are not followed`, {
+            status,
+            retryable: false,
+          });
+        }
+        const declared = Number(answerHeaders['content-length'] ?? 0);
+        if (declared > options.maxResponseBytes) {
+          body.destroy();
+          throw new ConnectorError(call.vendor, `the answer is larger than ${options.maxResponseBytes} bytes`, {
+            status,
+            retryable: false,
+          });
+        }
+        const text = await readCapped(call, body as never, status);
+        const parsed = parseBody(call.vendor, status, text, String(answerHeaders['content-type'] ?? ''));
+        if (status >= 400) {
+          const words = (call.errorMessage ?? commonErrorMessage)(parsed) ?? commonErrorMessage(parsed);
+          throw errorForStatus(call.vendor, status, words, answerHeaders);
+        }
+        return { status, headers: answerHeaders, body: parsed };
+      } catch (error) {
+        throw failure(call, url, error, timeout);
+      }
+    },
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,106 @@
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { IntegrationsTable } from './integrations.tables.js';
+
+/** The integration with this id in this company, or undefined. */
+export async function findIntegration(db: Executor, companyId: string, id: string) {
+  return db
+    .selectFrom('integrations')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export type IntegrationRow = NonNullable<Awaited<ReturnType<typeof findIntegration>>>;
+
+/** The columns a caller's input may reach, named one by one. */
+export type IntegrationSettings = Pick<
+  Updateable<IntegrationsTable>,
+  'name' | 'config' | 'is_active' | 'visibility' | 'agent_id'
+>;
+
+function settingColumns(values: IntegrationSettings): IntegrationSettings {
+  return {
+    name: values.name,
+    // jsonb: node-postgres would write a JS object as text of its own; send JSON text.
+    config: values.config === undefined ? undefined : (JSON.stringify(values.config) as never),
+    is_active: values.is_active,
+    visibility: values.visibility,
+    agent_id: values.agent_id,
+  };
+}
+
+export async function insertIntegration(
+  db: Executor,
+  values: IntegrationSettings &
+    Pick<Insertable<IntegrationsTable>, 'id' | 'company_id' | 'name' | 'type' | 'created_by'>,
+) {
+  return db
+    .insertInto('integrations')
+    .values({
+      ...settingColumns(values),
+      id: values.id,
+      company_id: values.company_id,
+      name: values.name,
+      type: values.type,
+      created_by: values.created_by,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateIntegration(db: Executor, companyId: string, id: string, values: IntegrationSettings) {
+  return db
+    .updateTable('integrations')
+    .set({ ...settingColumns(values), updated_at: sql`now()` })
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteIntegration(db: Executor, companyId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('integrations')
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function listIntegrations(db: Executor, companyId: string) {
+  return db
+    .selectFrom('integrations')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Whether `agentId` is an agent of the company. */
+export async function agentExists(db: Executor, companyId: string, agentId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('agents')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('id', '=', agentId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The stored check value of the secret key, or undefined before the first start. */
+export async function findKeyCheck(db: Executor): Promise<string | undefined> {
+  const row = await db.selectFrom('secret_key_check').select('sealed').executeTakeFirst();
+  return row?.sealed;
+}
+
+/** Stores the check value unless another instance stored one first (then that one counts). */
+export async function insertKeyCheck(db: Executor, sealed: string): Promise<void> {
+  await db
+    .insertInto('secret_key_check')
+    .values({ sealed })
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .execute();
+}

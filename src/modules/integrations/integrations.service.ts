@@ -1,0 +1,277 @@
+/**
+ * Integrations of a company (the integrations family, DESIGN §10): create, read, update, delete,
+ * the kinds' listing and the live check. Members read; developers and above write and test.
+ * Config is validated by the registry against its kind; secrets are sealed before they are
+ * stored and masked in every answer; nothing here logs a config.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/database.js';
+import type { CompanyContext } from '../../http/caller.js';
+import { AppErrors } from '../../http/errors.js';
+import { hasRole } from '../../lib/roles.js';
+import { ConnectorError } from '../../ports/connectors.js';
+import type { ConnectorRegistry } from './integrations.registry.js';
+import * as repo from './integrations.repo.js';
+import type {
+  CreateIntegrationBody,
+  Integration,
+  IntegrationTestResult,
+  IntegrationType,
+  UpdateIntegrationBody,
+} from './integrations.schemas.js';
+import {
+  looksMasked,
+  maskSecret,
+  mergeConfig,
+  secretContext,
+  type IntegrationSecrets,
+} from './integrations.secrets.js';
+
+/** The largest config stored, as JSON text (a service-account key is about 2.5 KiB). */
+const MAX_CONFIG_BYTES = 64 * 1024;
+
+export interface IntegrationsDeps {
+  db: Db;
+  registry: ConnectorRegistry;
+  secrets: IntegrationSecrets;
+  /** INTEGRATION_TIMEOUT_MS: the live check is bounded by a little more than one vendor call. */
+  timeoutMs: number;
+  log: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  /** Monotonic milliseconds, for latency_ms. */
+  now?: () => number;
+}
+
+/** The first field of `value` (dotted path) holding a NUL character, or undefined. */
+export function findNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findNul(item, `${path}.${index}`);
+      if (found) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) return `${path}.${key.split('\u0000').join('\\0')}`;
+      const found = findNul(item, `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function requireDeveloper(context: CompanyContext, what: string) {
+  if (!hasRole(context.role, 'developer')) {
+    throw AppErrors.forbidden(`${what} needs the developer role; your role is ${context.role}`);
+  }
+}
+
+/** Replaces every secret value that occurs in `text` by its mask (vendor words can echo what was sent). */
+function scrub(text: string, clear: Record<string, unknown>, secretKeys: readonly string[]): string {
+  let result = text;
+  for (const key of secretKeys) {
+    const value = clear[key];
+    const values = typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value) : [];
+    for (const secret of values) {
+      if (typeof secret === 'string' && secret.length >= 4) result = result.split(secret).join(maskSecret(secret));
+    }
+  }
+  return result;
+}
+
+export function createIntegrationsService(deps: IntegrationsDeps) {
+  const { db, registry, secrets } = deps;
+  const now = deps.now ?? (() => performance.now());
+
+  function definitionOf(type: string) {
+    const definition = registry.get(type);
+    if (!definition) {
+      throw AppErrors.validation(
+        `Invalid field 'type': unknown integration type '${type}'; one of: ${registry.typeNames().join(', ')}`,
+      );
+    }
+    return definition;
+  }
+
+  /** Checks a config against its kind; throws the 400 naming the first problem. */
+  function checkConfig(type: string, config: Record<string, unknown>) {
+    const [problem] = registry.validate(type, config);
+    if (problem) throw AppErrors.validation(`Invalid field '${problem.field}': ${problem.problem}`);
+    if (Buffer.byteLength(JSON.stringify(config)) > MAX_CONFIG_BYTES) {
+      throw AppErrors.validation(`Invalid field 'config': larger than ${MAX_CONFIG_BYTES / 1024} KiB`);
+    }
+  }
+
+  function checkText(body: object) {
+    const field = findNul(body, '');
+    if (field) throw AppErrors.validation(`Invalid field '${field.slice(1)}': must not contain NUL characters`);
+  }
+
+  async function checkAgent(context: CompanyContext, agentId: string | null | undefined) {
+    if (agentId && !(await repo.agentExists(db, context.companyId, agentId))) {
+      throw AppErrors.validation(`Invalid field 'agent_id': no agent ${agentId} in your company`);
+    }
+  }
+
+  const where = (row: { company_id: string; id: string }) => (key: string) =>
+    secretContext(row.company_id, row.id, key);
+
+  function clearConfig(row: repo.IntegrationRow): Record<string, unknown> {
+    const keys = registry.get(row.type)?.secretKeys ?? [];
+    return secrets.open(row.config, keys, where(row));
+  }
+
+  function toIntegration(row: repo.IntegrationRow): Integration {
+    const keys = registry.get(row.type)?.secretKeys ?? [];
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      config: secrets.mask(clearConfig(row), keys),
+      is_active: row.is_active,
+      visibility: row.visibility,
+      company_id: row.company_id,
+      agent_id: row.agent_id,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+    };
+  }
+
+  async function find(context: CompanyContext, id: string) {
+    const row = await repo.findIntegration(db, context.companyId, id);
+    if (!row) throw AppErrors.notFound('Integration', id);
+    return row;
+  }
+
+  return {
+    types(): IntegrationType[] {
+      return registry.types();
+    },
+
+    async list(context: CompanyContext): Promise<Integration[]> {
+      return (await repo.listIntegrations(db, context.companyId)).map(toIntegration);
+    },
+
+    async get(context: CompanyContext, id: string): Promise<Integration> {
+      return toIntegration(await find(context, id));
+    },
+
+    async create(context: CompanyContext, body: CreateIntegrationBody): Promise<Integration> {
+      requireDeveloper(context, 'Creating integrations');
+      checkText(body);
+      const definition = definitionOf(body.type);
+      const config: Record<string, unknown> = { ...(body.config ?? {}) };
+      const masked = definition.secretKeys.find((key) => looksMasked(config[key]));
+      if (masked)
+        throw AppErrors.validation(`Invalid field 'config.${masked}': is a masked value; send the secret itself`);
+      checkConfig(body.type, config);
+      await checkAgent(context, body.agent_id);
+      const id = randomUUID();
+      const row = await repo.insertIntegration(db, {
+        id,
+        company_id: context.companyId,
+        name: body.name,
+        type: body.type,
+        config: secrets.seal(config, definition.secretKeys, where({ company_id: context.companyId, id })),
+        is_active: body.is_active ?? true,
+        visibility: body.visibility ?? 'private',
+        agent_id: body.agent_id ?? null,
+        created_by: context.userId,
+      });
+      return toIntegration(row);
+    },
+
+    async update(context: CompanyContext, id: string, body: UpdateIntegrationBody): Promise<Integration> {
+      requireDeveloper(context, 'Updating integrations');
+      checkText(body);
+      const current = await find(context, id);
+      if (body.type !== undefined && body.type !== current.type) {
+        throw AppErrors.validation(
+          `Invalid field 'type': the type of an integration cannot change (it is ${current.type}); create a new integration`,
+        );
+      }
+      const definition = definitionOf(current.type);
+      let config: Record<string, unknown> | undefined;
+      if (body.config !== undefined) {
+        const merged = mergeConfig(clearConfig(current), body.config, definition.secretKeys);
+        if ('problem' in merged) throw AppErrors.validation(`Invalid field 'config.${merged.key}': ${merged.problem}`);
+        checkConfig(current.type, merged.config);
+        config = secrets.seal(merged.config, definition.secretKeys, where(current));
+      }
+      await checkAgent(context, body.agent_id);
+      const row = await repo.updateIntegration(db, context.companyId, id, {
+        name: body.name,
+        config,
+        is_active: body.is_active,
+        visibility: body.visibility,
+        agent_id: body.agent_id,
+      });
+      if (!row) throw AppErrors.notFound('Integration', id);
+      return toIntegration(row);
+    },
+
+    async remove(context: CompanyContext, id: string): Promise<void> {
+      requireDeveloper(context, 'Deleting integrations');
+      if (!(await repo.deleteIntegration(db, context.companyId, id))) throw AppErrors.notFound('Integration', id);
+    },
+
+    /** The live check: one cheap authenticated vendor call. A failure is `ok: false`, never an HTTP error. */
+    async test(context: CompanyContext, id: string): Promise<IntegrationTestResult> {
+      requireDeveloper(context, 'Testing integrations');
+      const row = await find(context, id);
+      const definition = definitionOf(row.type);
+      const config = clearConfig(row);
+      const started = now();
+      const latency = () => Math.max(0, Math.round(now() - started));
+      const [problem] = registry.validate(row.type, config);
+      let result: IntegrationTestResult;
+      if (problem) {
+        result = {
+          ok: false,
+          detail: `The stored config is not valid: ${problem.field} ${problem.problem}`,
+          latency_ms: 0,
+        };
+      } else {
+        try {
+          const outcome = await definition.test({ config, signal: AbortSignal.timeout(deps.timeoutMs * 2 + 1000) });
+          result = { ok: true, detail: scrub(outcome.detail, config, definition.secretKeys), latency_ms: latency() };
+        } catch (error) {
+          if (!(error instanceof ConnectorError)) {
+            deps.log.warn(
+              { integration_id: id, type: row.type, error: (error as Error).name },
+              'integration test failed unexpectedly',
+            );
+          }
+          const words =
+            error instanceof ConnectorError ? error.message : `${definition.name}: the check failed unexpectedly`;
+          result = { ok: false, detail: scrub(words, config, definition.secretKeys), latency_ms: latency() };
+        }
+      }
+      deps.log.info(
+        { integration_id: id, type: row.type, ok: result.ok, latency_ms: result.latency_ms },
+        'integration tested',
+      );
+      return result;
+    },
+
+    /**
+     * Start-up: the stored check value must open with the key in force (stored on the first
+     * start). Throws a clear error otherwise, so a wrong key never reads secrets as garbage.
+     */
+    async verifySecretKey(): Promise<void> {
+      let sealed = await repo.findKeyCheck(db);
+      if (sealed === undefined) {
+        await repo.insertKeyCheck(db, secrets.sealKeyCheck());
+        sealed = await repo.findKeyCheck(db);
+      }
+      if (sealed === undefined || !secrets.keyCheckOpens(sealed)) {
+        throw new Error(
+          'SECRET_KEY does not match the key the stored integration secrets were encrypted with ' +
+            '(table secret_key_check). Start with the original key (SECRET_KEY, or the DATA_DIR/secret.key ' +
+            'file of the first start); with another key the stored secrets cannot be read.',
+        );
+      }
+    },
+  };
+}
+
+export type IntegrationsService = ReturnType<typeof createIntegrationsService>;
