@@ -54,10 +54,18 @@ describe('collections', () => {
     expect(response.json().detail).toMatch(detail);
   });
 
-  it("refuses a company_id other than the caller's (403), a member (403) and no key (401)", async () => {
+  it("answers a company_id other than the caller's like an unknown company (404); a member 403, no key 401", async () => {
     const tenant = await createTenant(t.container, 'developer');
     const other = await createTenant(t.container);
-    expect((await createCollection(tenant, { company_id: other.companyId })).statusCode).toBe(403);
+    const foreign = await createCollection(tenant, { company_id: other.companyId });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toEqual({ detail: `Company not found: ${other.companyId}` });
+    const unknownId = randomUUID();
+    expect((await createCollection(tenant, { company_id: unknownId })).json()).toEqual({
+      detail: `Company not found: ${unknownId}`,
+    });
+    const collections = await t.app.inject({ method: 'GET', url: '/api/public/collections', headers: other.headers });
+    expect(collections.json()).toEqual([]);
     const member = await tenant.member('member');
     const response = await t.app.inject({
       method: 'POST',

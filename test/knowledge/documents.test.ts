@@ -439,7 +439,15 @@ describe('similarity check and statistics', () => {
     expect(loose.is_duplicate).toBe(true);
     const strict = (await check({ document: 'Refunds are granted within thirty days.', similarity: 0.9 })).json();
     expect(strict).toMatchObject({ is_duplicate: false, matches: [] });
-    expect((await check({ document: 'x', customer_id: randomUUID() })).statusCode).toBe(403);
+    // Another company's id, existing or not, is a 404 like any row of another company (DESIGN §4).
+    const unknownId = randomUUID();
+    const unknown = await check({ document: 'x', customer_id: unknownId });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({ detail: `Company not found: ${unknownId}` });
+    const other = await createTenant(t.container);
+    const foreign = await check({ document: ENGLISH, customer_id: other.companyId });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toEqual({ detail: `Company not found: ${other.companyId}` });
     expect((await check({ document: 'x', similarity: 1.5 })).statusCode).toBe(400);
     expect(
       (

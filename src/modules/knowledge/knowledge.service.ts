@@ -187,7 +187,8 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     // -------------------------------------------------------------- collections
     async createCollection(context: CompanyContext, body: S.CreateCollectionBody): Promise<S.Collection> {
       requireWriter(context);
-      if (body.company_id !== context.companyId) throw AppErrors.forbidden('company_id must be your active company');
+      // Another company, existing or not, is a 404 like any row of another company (DESIGN §4).
+      if (body.company_id.toLowerCase() !== context.companyId) throw AppErrors.notFound('Company', body.company_id);
       const row = await repo.insertCollection(db, {
         company_id: context.companyId,
         name: body.name.trim(),
@@ -386,8 +387,8 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
       return { query: body.query, ...output, total: output.results.length };
     },
     async checkSimilarity(context: CompanyContext, body: S.CheckSimilarityBody) {
-      if (body.customer_id.toLowerCase() !== context.companyId)
-        throw AppErrors.forbidden("customer_id must be your active company's id");
+      // Another company, existing or not, is a 404 like any row of another company (DESIGN §4).
+      if (body.customer_id.toLowerCase() !== context.companyId) throw AppErrors.notFound('Company', body.customer_id);
       const threshold = body.similarity ?? 0.9;
       const result = await retrieval.similar(context.companyId, body.document, threshold);
       return {
