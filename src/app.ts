@@ -8,6 +8,8 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -19,8 +21,8 @@ import type { Container } from './container.js';
 import { pingDatabase } from './db/database.js';
 import { apiKeyAuth, chatTokenAuth } from './http/auth.js';
 import './http/caller.js';
-import { AppError, ERROR_NAMES, ErrorBodies, renderError, shapeForPath } from './http/errors.js';
-import { registerMetrics } from './http/metrics.js';
+import { AppError, ERROR_NAMES, ErrorBodies, errorResponses, renderError, shapeForPath } from './http/errors.js';
+import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
 import { createValidatorCompiler, describeValidationError } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
@@ -50,6 +52,14 @@ const SHARED_SCHEMAS = [
   Conversation,
   ChatMessage,
 ];
+
+/** A caller's request id is kept when it is short and plain; otherwise the request gets a new one. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdOf(request: { headers: IncomingHttpHeaders }): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
 
 function sendError(
   request: FastifyRequest,
@@ -92,9 +102,15 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     ajv: { customOptions: { coerceTypes: 'array' } },
+    // genReqId reads x-request-id itself so that an unsafe value is replaced rather than logged.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
   // While closing, answer in-flight requests with `Connection: close` so that their keep-alive
   // sockets do not hold the server open after the response.
   let closing = false;
@@ -141,7 +157,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     skipOnError: true,
     ...(container.redis ? { redis: container.redis, nameSpace: 'switchboard:ratelimit:' } : {}),
   });
-  const metrics = registerMetrics(app);
+  const metrics = registerMetrics(app, container.metrics).registry;
 
   const ops = { tags: ['operations'] };
   app.get(
@@ -176,7 +192,26 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   );
   app.get(
     '/metrics',
-    { schema: { ...ops, operationId: 'metrics', summary: 'Prometheus metrics', produces: ['text/plain'] } },
+    {
+      onRequest: metricsTokenAuth(config.metricsToken),
+      schema: {
+        ...ops,
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description:
+          'Metrics in the Prometheus text format: HTTP latency per route, rate-limit refusals, job durations and queue depth, chat turns, tool calls, model latency and tokens, database pool use, process metrics. With METRICS_TOKEN set, send `Authorization: Bearer <METRICS_TOKEN>`.',
+        produces: ['text/plain'],
+        response: {
+          200: Type.String({
+            description: 'The metrics, Prometheus text exposition format 0.0.4.',
+            examples: [
+              '# HELP switchboard_chat_turns_total Chat turns answered\nswitchboard_chat_turns_total{finish="stop",provider="openai"} 12\n',
+            ],
+          }),
+          ...(config.metricsToken ? errorResponses('detail-status', [401]) : {}),
+        },
+      },
+    },
     async (_request, reply) => reply.type(metrics.contentType).send(await metrics.metrics()),
   );
   app.get(

@@ -84,6 +84,17 @@ function secret(env: Env, name: string, prefix: string): string | undefined {
   return raw;
 }
 
+/** METRICS_TOKEN: at least 16 characters a bearer token may carry (RFC 6750 token68). */
+function metricsToken(env: Env): string | undefined {
+  const raw = str(env, 'METRICS_TOKEN');
+  if (raw === undefined) return undefined;
+  if (raw.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long');
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(raw)) {
+    throw new ConfigError('METRICS_TOKEN', 'must contain only letters, digits and - . _ ~ + / (then =)');
+  }
+  return raw;
+}
+
 /** One LLM provider of LLM_PROVIDERS; agents name its models as `<name>:<model>`. */
 export interface LlmProviderConfig {
   name: string;
@@ -344,6 +355,8 @@ export interface Config {
   /** How long authenticated callers and company records may be cached (0: never). */
   cacheTtlMs: number;
   shutdownTimeoutMs: number;
+  /** METRICS_TOKEN: when set, GET /metrics asks for `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   bootstrap: {
     apiKey: string | undefined;
     apiToken: string | undefined;
@@ -385,6 +398,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     jobsSchema: identifier(env, 'JOBS_SCHEMA', 'pgboss'),
     cacheTtlMs: int(env, 'CACHE_TTL_MS', 60_000, 0, 3_600_000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    metricsToken: metricsToken(env),
     bootstrap: {
       apiKey: secret(env, 'BOOTSTRAP_API_KEY', 'sk_'),
       apiToken: secret(env, 'BOOTSTRAP_API_TOKEN', 'ct_'),

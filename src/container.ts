@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import { createDatabase, type Db, type DatabaseHandle } from './db/database.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/metrics.js';
 import { createCompaniesService, type CompaniesService } from './modules/companies/companies.service.js';
 import { createCoherentCache } from './lib/coherent-cache.js';
 import type { Company } from './modules/companies/companies.schemas.js';
@@ -47,6 +48,8 @@ export interface Container {
   databaseUrl: string;
   redis: Redis | null;
   queue: JobQueue;
+  /** Prometheus instruments of this container, served by GET /metrics. */
+  metrics: Metrics;
   mailer: Mailer;
   companies: CompaniesService;
   identity: IdentityService;
@@ -87,11 +90,15 @@ export function createContainer(options: ContainerOptions): Container {
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
     : null;
   redis?.on('error', (error) => log.warn({ err: error }, 'redis error'));
+  const metrics = createMetrics();
   const queue = createJobQueue({
     connectionString: options.databaseUrl,
     schema: config.jobsSchema,
     onError: (error) => log.error({ err: error }, 'job queue error'),
+    onJobDone: (name, outcome, seconds) => metrics.jobDuration.observe({ queue: name, outcome }, seconds),
   });
+  metrics.watchPool('app', database.pool);
+  metrics.watchQueues(() => queue.depth());
   // Authenticated callers, company records, and the agents and deployments chat turns serve are
   // cached briefly, and only while a LISTEN connection guarantees that every instance hears of
   // each change (migrations 0003, 0004, 0041).
@@ -139,7 +146,7 @@ export function createContainer(options: ContainerOptions): Container {
     changesHeard: () => changeListener.connected,
     ...createKnowledgeAdapters(config.knowledge),
   });
-  const llm = createAiSdkLanguageModels({ providers: config.chat.llmProviders });
+  const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
   const agents = createAgentsService({
     db,
@@ -173,6 +180,7 @@ export function createContainer(options: ContainerOptions): Container {
     queue,
     mailer,
     serving,
+    metrics,
     log: log.child({ module: 'chat' }),
   });
   for (const job of chatJobs(chat)) queue.define(job);
@@ -182,7 +190,10 @@ export function createContainer(options: ContainerOptions): Container {
     configuredHex: config.integrations.secretKeyHex,
     dataDir: config.dataDir,
     onGenerated: (file) =>
-      log.warn({ file }, 'SECRET_KEY is not set: generated a key for integration secrets; keep this file (or set SECRET_KEY)'),
+      log.warn(
+        { file },
+        'SECRET_KEY is not set: generated a key for integration secrets; keep this file (or set SECRET_KEY)',
+      ),
   });
   const connectors = createConnectors({
     allowPrivate: config.integrations.allowPrivateUrls,
@@ -206,6 +217,7 @@ export function createContainer(options: ContainerOptions): Container {
     databaseUrl: options.databaseUrl,
     redis,
     queue,
+    metrics,
     mailer,
     companies,
     identity,

@@ -1,20 +1,45 @@
-/** Prometheus metrics: process defaults plus request counts and latencies per route. */
-import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+/**
+ * Prometheus metrics over HTTP: request latencies per route, rate-limit refusals (counted by
+ * src/http/rate-limit.ts through the `metrics` decoration), and the bearer check of /metrics.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { Metrics } from '../lib/metrics.js';
+import { AppErrors } from './errors.js';
 
-export function registerMetrics(app: FastifyInstance): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
-  const duration = new Histogram({
-    name: 'switchboard_http_request_duration_seconds',
-    help: 'HTTP request latency by method, route and status',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The container's instruments (src/lib/metrics.ts). */
+    metrics: Metrics;
+  }
+}
+
+export function registerMetrics(app: FastifyInstance, metrics: Metrics): Metrics {
+  app.decorate('metrics', metrics);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    duration.observe({ method: request.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000);
+    metrics.httpDuration.observe(
+      { method: request.method, route, status_code: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
   });
-  return registry;
+  return metrics;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * `Authorization: Bearer <token>` when METRICS_TOKEN is set (else every scrape is answered). The
+ * comparison is of SHA-256 digests in constant time, so neither the token nor its length leaks.
+ */
+export function metricsTokenAuth(token: string | undefined): onRequestAsyncHookHandler {
+  if (token === undefined) return async () => undefined;
+  const expected = digest(token);
+  return async (request, reply) => {
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+    if (match && timingSafeEqual(digest(match[1]!), expected)) return;
+    reply.header('www-authenticate', 'Bearer realm="metrics"');
+    throw AppErrors.unauthorized('A valid metrics token is required: Authorization: Bearer <METRICS_TOKEN>');
+  };
 }

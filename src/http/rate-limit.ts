@@ -67,10 +67,12 @@ export function rateLimitHook(
       if (result.isAllowed || result.max === undefined) continue;
       const current = { max: result.max, remaining: result.remaining ?? 0, ttlInSeconds: result.ttlInSeconds ?? 0 };
       if (result.isExceeded) {
+        const window = windows[checks.indexOf(check)];
+        if (app.hasDecorator('metrics')) app.metrics.rateLimitRejections.inc({ limit: window?.name ?? 'unknown' });
         setHeaders(reply, { ...current, remaining: 0 });
         reply.header('retry-after', current.ttlInSeconds);
         throw AppErrors.tooManyRequests(
-          `Rate limit exceeded: ${current.max} requests per ${describeWindow(windows[checks.indexOf(check)]?.windowMs ?? 0)}; retry in ${current.ttlInSeconds} s`,
+          `Rate limit exceeded: ${current.max} requests per ${describeWindow(window?.windowMs ?? 0)}; retry in ${current.ttlInSeconds} s`,
         );
       }
       if (!tightest || current.remaining < tightest.remaining) tightest = current;

@@ -33,6 +33,8 @@ export interface JobQueue {
   stop(): Promise<void>;
   /** The pg-boss instance, for tests and tools that inspect queues. */
   readonly boss: PgBoss;
+  /** Unfinished jobs per queue and state (created, retry, active), in one query. */
+  depth(): Promise<{ queue: string; state: string; count: number }[]>;
 }
 
 export function createJobQueue(options: {
@@ -40,10 +42,13 @@ export function createJobQueue(options: {
   schema?: string;
   onError?: (error: Error) => void;
   poolMax?: number;
+  /** Observes the seconds a worker spent on each job (metrics). */
+  onJobDone?: (queue: string, outcome: 'completed' | 'failed', seconds: number) => void;
 }): JobQueue {
+  const schema = options.schema ?? 'pgboss';
   const boss = new PgBoss({
     connectionString: options.connectionString,
-    schema: options.schema ?? 'pgboss',
+    schema,
     application_name: 'switchboard-jobs',
     max: options.poolMax ?? 4,
     schedule: false,
@@ -53,8 +58,29 @@ export function createJobQueue(options: {
   let started = false;
   let stopped = false;
 
+  /** Runs a job's handler, reporting its duration and outcome (a throw fails the job in pg-boss). */
+  async function timed(queue: string, run: () => Promise<void>): Promise<void> {
+    const begun = performance.now();
+    let outcome: 'completed' | 'failed' = 'failed';
+    try {
+      await run();
+      outcome = 'completed';
+    } finally {
+      options.onJobDone?.(queue, outcome, (performance.now() - begun) / 1000);
+    }
+  }
+
   return {
     boss,
+    async depth() {
+      const { rows } = await boss
+        .getDb()
+        .executeSql(
+          `select name as queue, state::text as state, count(*)::int as count from ${schema}.job where state < 'completed' group by name, state`,
+          [],
+        );
+      return rows as { queue: string; state: string; count: number }[];
+    },
     define(definition) {
       if (started) throw new Error(`Job ${definition.name} defined after the queue started`);
       definitions.set(definition.name, definition as JobDefinition<object>);
@@ -91,7 +117,7 @@ export function createJobQueue(options: {
             def.name,
             { batchSize: def.batchSize ?? 1, pollingIntervalSeconds: def.pollingIntervalSeconds ?? 1 },
             async (jobs) => {
-              for (const job of jobs) await def.handler(job.data, { id: job.id });
+              for (const job of jobs) await timed(def.name, () => def.handler(job.data, { id: job.id }));
             },
           );
         }

@@ -17,6 +17,14 @@ export interface LlmRequest {
   temperature: number;
   /** Aborting it cancels the upstream request. */
   signal: AbortSignal;
+  /** Called once with the tokens of the call when the provider reports them (not every provider does). */
+  onUsage?: (usage: LlmUsage) => void;
+}
+
+/** Tokens of one call as the provider counted them. */
+export interface LlmUsage {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
 }
 
 /** A failure of the provider, with whether trying again later may succeed. */

@@ -133,6 +133,11 @@ export function createAiSdkLanguageModels(options: AiSdkOptions): LanguageModels
             if (part.delta) yield part.delta;
           } else if (part.type === 'error') {
             throw toLlmError(part.error);
+          } else if (part.type === 'finish') {
+            request.onUsage?.({
+              inputTokens: part.usage.inputTokens.total,
+              outputTokens: part.usage.outputTokens.total,
+            });
           }
         }
       } catch (error) {

@@ -36,7 +36,14 @@ export interface TurnsDeps {
   queue: Pick<JobQueue, 'send'> | null;
   /** Agents and live deployments as last read (found ones only), cleared on every change to them. */
   serving: CoherentCache<ServingRecord> | null;
+  metrics: TurnMetrics | null;
   log: { warn(obj: object, msg: string): void };
+}
+
+/** Counters of turns and of the tools they use (the container's Prometheus counters). */
+export interface TurnMetrics {
+  chatTurns: { inc(labels: { finish: string; provider: string }): void };
+  toolCalls: { inc(labels: { tool: string; outcome: string }): void };
 }
 
 /** What a turn reads before it can answer: an agent row, or the live deployment it is served by. */
@@ -435,6 +442,11 @@ export function createTurns(deps: TurnsDeps) {
         failure = error;
       }
       const finish = clientSignal.aborted ? 'aborted' : failure ? 'error' : 'stop';
+      deps.metrics?.chatTurns.inc({ finish, provider: turn.agent.model.split(':', 1)[0]! });
+      // Every tool a turn calls is counted here. The knowledge search is the one tool so far (the
+      // support query records it as `knowledge_base` in tools_used); tools the model calls will
+      // count with their own names and outcome.
+      if (outcome && outcome.retrieved > 0) deps.metrics?.toolCalls.inc({ tool: 'knowledge_base', outcome: 'ok' });
       const elapsed = clock.now().getTime() - turn.startedAt;
       const final =
         finish === 'stop' && outcome

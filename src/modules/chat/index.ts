@@ -12,7 +12,7 @@ import { createChatRuntime } from './chat.runtime.js';
 import { createResume } from './chat.resume.js';
 import { createConversationsService } from './chat.service.js';
 import { createStreamHub } from './chat.stream-hub.js';
-import { createTurns, type ServingRecord } from './chat.turns.js';
+import { createTurns, type ServingRecord, type TurnMetrics } from './chat.turns.js';
 
 export type { ServingRecord } from './chat.turns.js';
 
@@ -31,6 +31,8 @@ export interface ChatModuleDeps {
   mailer?: Pick<Mailer, 'send'> | null;
   /** Agents and live deployments that turns read, kept coherent by change notifications. */
   serving?: CoherentCache<ServingRecord> | null;
+  /** Turn and tool-call counters (GET /metrics). */
+  metrics?: TurnMetrics | null;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -73,6 +75,7 @@ export function createChatModule(deps: ChatModuleDeps) {
       deployments,
       speech: deps.speech ?? { stt: null, reason: null },
       serving: deps.serving ?? null,
+      metrics: deps.metrics ?? null,
       log: deps.log,
     }),
   };

@@ -1,0 +1,165 @@
+/**
+ * The service's Prometheus instruments, one registry per container (tests build several in one
+ * process). HTTP requests and rate-limit refusals are counted in src/http/metrics.ts, jobs in
+ * src/jobs/queue.ts, chat turns and tool calls in the chat module, model calls by the wrapper
+ * below; pool and queue gauges are read when /metrics is scraped.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { LanguageModels, LlmUsage } from '../ports/llm.js';
+
+/** The counts a pg Pool exposes. */
+export interface PoolStats {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+export interface QueueDepth {
+  queue: string;
+  /** pg-boss state of the jobs not finished: created, retry or active. */
+  state: string;
+  count: number;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
+  const registers = [registry];
+  const pools = new Map<string, PoolStats>();
+  let queueDepth: (() => Promise<QueueDepth[]>) | null = null;
+
+  new Gauge({
+    name: 'switchboard_db_pool_connections',
+    help: 'Connections of a database pool: total (open), idle, and waiting (requests queued for a connection)',
+    labelNames: ['pool', 'state'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [pool, stats] of pools) {
+        this.set({ pool, state: 'total' }, stats.totalCount);
+        this.set({ pool, state: 'idle' }, stats.idleCount);
+        this.set({ pool, state: 'waiting' }, stats.waitingCount);
+      }
+    },
+  });
+  new Gauge({
+    name: 'switchboard_job_queue_depth',
+    help: 'Unfinished jobs per queue and state (created, retry, active), read from the job tables on scrape',
+    labelNames: ['queue', 'state'] as const,
+    registers,
+    async collect() {
+      if (!queueDepth) return;
+      // A scrape still answers when the database does not: the gauge keeps its last values.
+      const rows = await queueDepth().catch(() => null);
+      if (!rows) return;
+      this.reset();
+      for (const row of rows) this.set({ queue: row.queue, state: row.state }, row.count);
+    },
+  });
+
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'switchboard_http_request_duration_seconds',
+      help: 'HTTP request latency by method, route and status',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    rateLimitRejections: new Counter({
+      name: 'switchboard_rate_limit_rejections_total',
+      help: 'Requests refused with 429, by the rate-limit window that was exhausted',
+      labelNames: ['limit'] as const,
+      registers,
+    }),
+    jobDuration: new Histogram({
+      name: 'switchboard_job_duration_seconds',
+      help: 'Time a worker spent on one job, by queue and outcome (completed or failed)',
+      labelNames: ['queue', 'outcome'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    chatTurns: new Counter({
+      name: 'switchboard_chat_turns_total',
+      help: 'Chat turns answered, by finish (stop, aborted, error) and model provider (builtin: the knowledge-base responder)',
+      labelNames: ['finish', 'provider'] as const,
+      registers,
+    }),
+    toolCalls: new Counter({
+      name: 'switchboard_tool_calls_total',
+      help: 'Tools a chat turn used, by tool and outcome (knowledge_base: the knowledge search that grounded the answer)',
+      labelNames: ['tool', 'outcome'] as const,
+      registers,
+    }),
+    modelLatency: new Histogram({
+      name: 'switchboard_model_request_duration_seconds',
+      help: 'Language model calls from request to the last token, by model and outcome (ok, error, aborted)',
+      labelNames: ['model', 'outcome'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    modelFirstToken: new Histogram({
+      name: 'switchboard_model_first_token_seconds',
+      help: 'Language model calls from request to the first text, by model',
+      labelNames: ['model'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    modelTokens: new Counter({
+      name: 'switchboard_model_tokens_total',
+      help: 'Tokens the language model providers reported, by model and direction (input, output)',
+      labelNames: ['model', 'direction'] as const,
+      registers,
+    }),
+    /** Reports a pg Pool's connections on every scrape. */
+    watchPool(name: string, pool: PoolStats) {
+      pools.set(name, pool);
+    },
+    /** Reads the job queues' depth on every scrape. */
+    watchQueues(read: () => Promise<QueueDepth[]>) {
+      queueDepth = read;
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Language models whose calls are timed and whose reported tokens are counted. */
+export function instrumentLanguageModels(
+  llm: LanguageModels,
+  metrics: Pick<Metrics, 'modelLatency' | 'modelFirstToken' | 'modelTokens'>,
+): LanguageModels {
+  return {
+    providers: () => llm.providers(),
+    checkModel: (model) => llm.checkModel(model),
+    async *stream(request) {
+      const model = request.model;
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      const onUsage = (usage: LlmUsage) => {
+        if (usage.inputTokens) metrics.modelTokens.inc({ model, direction: 'input' }, usage.inputTokens);
+        if (usage.outputTokens) metrics.modelTokens.inc({ model, direction: 'output' }, usage.outputTokens);
+        request.onUsage?.(usage);
+      };
+      let outcome = 'ok';
+      let first = true;
+      try {
+        for await (const delta of llm.stream({ ...request, onUsage })) {
+          if (first) {
+            first = false;
+            metrics.modelFirstToken.observe({ model }, seconds());
+          }
+          yield delta;
+        }
+      } catch (error) {
+        outcome = 'error';
+        throw error;
+      } finally {
+        if (outcome === 'ok' && request.signal.aborted) outcome = 'aborted';
+        metrics.modelLatency.observe({ model, outcome }, seconds());
+      }
+    },
+  };
+}
