@@ -23,6 +23,7 @@ import { apiKeyAuth, chatTokenAuth } from './http/auth.js';
 import './http/caller.js';
 import { AppError, ERROR_NAMES, ErrorBodies, errorResponses, renderError, shapeForPath } from './http/errors.js';
 import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
+import { finishOpenApiDocument, transformRouteSchema } from './http/openapi.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
 import { createValidatorCompiler, describeValidationError } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
@@ -140,14 +141,25 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         title: 'Switchboard',
         version: '0.1.0',
         description: 'Open AI-agent platform: knowledge base, agents, chat, deployments, support insights.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+        contact: { name: 'Switchboard maintainers', url: `${config.publicBaseUrl}/docs` },
       },
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          apiToken: { type: 'apiKey', in: 'header', name: 'x-api-token' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key of a company (sk_…)' },
+          apiToken: { type: 'apiKey', in: 'header', name: 'x-api-token', description: 'Chat token (ct_…)' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when the instance sets one' },
         },
       },
     },
+    transform: transformRouteSchema,
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? finishOpenApiDocument(document.openapiObject as Record<string, unknown>, {
+            serverUrl: config.publicBaseUrl,
+            metricsTokenRequired: config.metricsToken !== undefined,
+          })
+        : document.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
@@ -167,7 +179,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         ...ops,
         operationId: 'healthz',
         summary: 'The process is up',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        description: 'Answers 200 while the process runs; it checks nothing else (a liveness probe).',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }, { description: 'The process is up.' }) },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -179,9 +192,17 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         ...ops,
         operationId: 'readyz',
         summary: 'The database answers',
+        description:
+          'Answers 200 when the database answers a ping, else 503 (a readiness probe: take the instance out of rotation).',
         response: {
-          200: Type.Object({ status: Type.String() }),
-          503: Type.Object({ status: Type.String(), detail: Type.String() }),
+          200: Type.Object({ status: Type.String({ examples: ['ready'] }) }, { description: 'The database answers.' }),
+          503: Type.Object(
+            {
+              status: Type.String({ examples: ['unavailable'] }),
+              detail: Type.String({ examples: ['database unreachable'] }),
+            },
+            { description: 'The database does not answer.' },
+          ),
         },
       },
     },
@@ -216,7 +237,22 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   );
   app.get(
     '/openapi.json',
-    { schema: { ...ops, operationId: 'openapi', summary: 'This OpenAPI 3.1 document' } },
+    {
+      schema: {
+        ...ops,
+        operationId: 'openapi',
+        summary: 'This OpenAPI 3.1 document',
+        description: 'The OpenAPI 3.1 description of every operation of this instance, as served at /docs.',
+        response: {
+          200: Type.Unsafe<unknown>(
+            Type.Object(
+              { openapi: Type.String({ examples: ['3.1.0'] }) },
+              { additionalProperties: true, description: 'The OpenAPI document.' },
+            ),
+          ),
+        },
+      },
+    },
     async () => app.swagger(),
   );
 

@@ -24,6 +24,26 @@ export const ERROR_NAMES: Record<number, string> = {
   504: 'GatewayTimeout',
 };
 
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'The request is invalid: a parameter, field or the body failed validation.',
+  401: 'The credential is missing, unknown or revoked.',
+  403: "The credential's role or company may not do this.",
+  404: 'The resource does not exist or belongs to another company.',
+  409: 'The request conflicts with the current state of the resource.',
+  413: 'The body is larger than the limit of this operation.',
+  415: 'The body has a content type this operation does not accept.',
+  429: 'A rate limit of the credential is exhausted; retry after Retry-After seconds.',
+  500: 'An unexpected error on the server.',
+  502: 'An upstream provider (language model, speech service or website) failed.',
+  503: 'A service this operation needs is unavailable.',
+  504: 'An upstream provider did not answer in time.',
+};
+
+/** What a status means, for the response descriptions of the OpenAPI document. */
+export function errorDescription(status: number): string {
+  return ERROR_DESCRIPTIONS[status] ?? ERROR_NAMES[status] ?? 'Error';
+}
+
 export class AppError extends Error {
   override readonly name = 'AppError';
   constructor(
@@ -133,11 +153,16 @@ export const ErrorBodies: Record<ErrorShape, TSchema> = {
 
 const STANDARD_ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 415, 429, 500] as const;
 
-/** `{ 400: ref, 401: ref, … }` for a route's response schema. */
+/**
+ * `{ 400: ref, 401: ref, … }` for a route's response schema: the statuses its family can return,
+ * each described (the description becomes the OpenAPI response's). The OpenAPI document keeps
+ * those an operation of that route's shape can return (src/http/openapi.ts).
+ */
 export function errorResponses(
   shape: ErrorShape,
   statuses: readonly number[] = STANDARD_ERROR_STATUSES,
 ): Record<number, TSchema> {
-  const ref = Type.Ref(ErrorBodies[shape]);
-  return Object.fromEntries(statuses.map((status) => [status, ref]));
+  return Object.fromEntries(
+    statuses.map((status) => [status, Type.Ref(ErrorBodies[shape], { description: errorDescription(status) })]),
+  );
 }

@@ -40,7 +40,9 @@ const StreamHeaders = Type.Object({
   ),
 });
 
-const errors = errorResponses('chat', [400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504]);
+const errors = errorResponses('chat', [400, 401, 403, 404, 409, 413, 415, 429, 500]);
+/** A turn also fails upstream: the model or speech provider (502), one not configured (503), a timeout (504). */
+const turnErrors = errorResponses('chat', [400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504]);
 const tags = ['chat'];
 
 export interface ChatRouteOptions {
@@ -77,6 +79,8 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
           operationId: 'createConversation',
           tags,
           summary: 'Start a conversation with an agent',
+          description:
+            "Creates an empty conversation with an agent of the token's company; turns sent with its id continue it.",
           body: CreateConversationBody,
           response: { 201: Type.Ref(Conversation), ...errors },
         },
@@ -93,6 +97,7 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
           operationId: 'listConversations',
           tags,
           summary: "Conversations of the token's company (or bound agent), newest first",
+          description: "Conversations of the token's company (or of its bound agent), newest first, cursor-paginated.",
           querystring: ListConversationsQuery,
           response: { 200: ConversationPage, ...errors },
         },
@@ -108,6 +113,7 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
           operationId: 'getConversation',
           tags,
           summary: 'One conversation',
+          description: 'One conversation with its agent, status and message count.',
           params: ConversationParams,
           response: { 200: Type.Ref(Conversation), ...errors },
         },
@@ -123,6 +129,7 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
           operationId: 'updateConversation',
           tags,
           summary: 'Rename or close a conversation',
+          description: 'Renames a conversation or closes it; a closed conversation takes no more turns.',
           params: ConversationParams,
           body: UpdateConversationBody,
           response: { 200: Type.Ref(Conversation), ...errors },
@@ -139,6 +146,8 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
           operationId: 'listConversationMessages',
           tags,
           summary: 'Messages of a conversation, cursor-paginated',
+          description:
+            'Messages of a conversation, oldest first (`order=desc`: newest first), cursor-paginated; assistant messages carry their citations and model.',
           params: ConversationParams,
           querystring: MessagesQuery,
           response: { 200: MessagePage, ...errors },
@@ -155,6 +164,8 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
           operationId: 'rateConversation',
           tags,
           summary: 'Rate a conversation 1–5 (201 first time, 200 when replacing)',
+          description:
+            'Records a 1–5 rating with an optional comment; it also sets the customer satisfaction of the support query. Answers 201 the first time and 200 when replacing.',
           params: ConversationParams,
           body: FeedbackBody,
           response: { 200: Feedback, 201: Feedback, ...errors },
@@ -179,9 +190,11 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
           operationId: 'chat',
           tags,
           summary: 'Send a message and get the whole reply',
+          description:
+            'Sends a user message (text, or audio that is transcribed) to the agent of `agent_key` and answers when the reply is complete. Without `conversation_id` a conversation is started. Accepts a multipart form or JSON.',
           consumes,
           body: ChatForm,
-          response: { 200: ChatResponse, ...errors },
+          response: { 200: ChatResponse, ...turnErrors },
         },
       },
       async (request, reply) => {
@@ -211,7 +224,7 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
           response: {
             200: StreamEventSchema,
             204: Type.Null({ description: 'Resumed with the id of the last event (`end`): nothing more to send' }),
-            ...errors,
+            ...turnErrors,
           },
         },
       },

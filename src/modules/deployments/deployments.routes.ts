@@ -20,20 +20,33 @@ const errors = errorResponses('detail-status');
 const tags = ['deployments'];
 const write = requireRole('developer');
 
-const CONTROL: { action: ControlAction; operationId: string; summary: string }[] = [
+const CONTROL: { action: ControlAction; operationId: string; summary: string; description: string }[] = [
   {
     action: 'start',
     operationId: 'startDeployment',
     summary:
       'Start: pending, failed or cancelled → deploying; a background roll-out makes it active or failed (developer)',
+    description:
+      'Moves a pending, failed or cancelled deployment to deploying; a background roll-out then makes it active or failed with the reason.',
   },
   {
     action: 'stop',
     operationId: 'stopDeployment',
     summary: 'Stop: deploying, active or paused → cancelled (developer)',
+    description: 'Cancels a deploying, active or paused deployment; it stops serving chat.',
   },
-  { action: 'pause', operationId: 'pauseDeployment', summary: 'Pause: active → paused (developer)' },
-  { action: 'resume', operationId: 'resumeDeployment', summary: 'Resume: paused → active (developer)' },
+  {
+    action: 'pause',
+    operationId: 'pauseDeployment',
+    summary: 'Pause: active → paused (developer)',
+    description: 'Pauses an active deployment; chat turns through it are refused until it resumes.',
+  },
+  {
+    action: 'resume',
+    operationId: 'resumeDeployment',
+    summary: 'Resume: paused → active (developer)',
+    description: 'Makes a paused deployment active again.',
+  },
 ];
 
 export function deploymentsRoutes(deployments: DeploymentsService): FastifyPluginAsyncTypebox {
@@ -54,6 +67,8 @@ export function deploymentsRoutes(deployments: DeploymentsService): FastifyPlugi
           operationId: 'createDeployment',
           tags,
           summary: 'Create a deployment of an agent to a channel and region (pending; developer)',
+          description:
+            'Creates a pending deployment of an agent to a channel and region. It serves chat only after POST /deployments/{deploymentId}/start.',
           body: CreateDeploymentBody,
           response: { 201: Deployment, ...errors },
         },
@@ -68,6 +83,8 @@ export function deploymentsRoutes(deployments: DeploymentsService): FastifyPlugi
           operationId: 'listDeployments',
           tags,
           summary: "The company's deployments, newest first",
+          description:
+            "The company's deployments, newest first, filtered by type, status and channel (`skip`, `limit`).",
           querystring: ListDeploymentsQuery,
           response: { 200: DeploymentPage, ...errors },
         },
@@ -82,6 +99,7 @@ export function deploymentsRoutes(deployments: DeploymentsService): FastifyPlugi
           operationId: 'getDeployment',
           tags,
           summary: 'One deployment',
+          description: 'One deployment of the company with its status and last error.',
           params: DeploymentParams,
           response: { 200: Deployment, ...errors },
         },
@@ -97,6 +115,8 @@ export function deploymentsRoutes(deployments: DeploymentsService): FastifyPlugi
           operationId: 'updateDeployment',
           tags,
           summary: 'Update settings; a live deployment applies them at once (developer; 409 while deploying)',
+          description:
+            'Changes the fields sent of a deployment. A live deployment applies them at once; 409 while it is deploying.',
           params: DeploymentParams,
           body: UpdateDeploymentBody,
           response: { 200: Deployment, ...errors },
@@ -113,6 +133,7 @@ export function deploymentsRoutes(deployments: DeploymentsService): FastifyPlugi
           operationId: 'deleteDeployment',
           tags,
           summary: 'Delete; a live deployment is stopped first (developer)',
+          description: 'Deletes a deployment, stopping it first when it is live.',
           params: DeploymentParams,
           response: { 204: Type.Null(), ...errors },
         },
@@ -123,12 +144,19 @@ export function deploymentsRoutes(deployments: DeploymentsService): FastifyPlugi
       },
     );
 
-    for (const { action, operationId, summary } of CONTROL) {
+    for (const { action, operationId, summary, description } of CONTROL) {
       app.post(
         `/deployments/:deploymentId/${action}`,
         {
           preHandler: write,
-          schema: { operationId, tags, summary, params: DeploymentParams, response: { 200: Deployment, ...errors } },
+          schema: {
+            operationId,
+            tags,
+            summary,
+            description,
+            params: DeploymentParams,
+            response: { 200: Deployment, ...errors },
+          },
         },
         async (request) => deployments.control(companyContext(request), request.params.deploymentId, action),
       );
@@ -141,6 +169,8 @@ export function deploymentsRoutes(deployments: DeploymentsService): FastifyPlugi
           operationId: 'getDeploymentLogs',
           tags,
           summary: 'Log entries, oldest first: the latest `limit`, or the first `limit` at or after `since`',
+          description:
+            'Log entries of a deployment, oldest first: the latest `limit`, or the first `limit` at or after `since`.',
           params: DeploymentParams,
           querystring: LogsQuery,
           response: { 200: LogsResponse, ...errors },

@@ -21,6 +21,7 @@ import {
   TaskId,
   UpdateDocumentBody,
   UploadArticleBody,
+  UploadFileForm,
   UploadResult,
   UploadWebsiteBody,
 } from './knowledge.schemas.js';
@@ -91,6 +92,8 @@ export function documentsRoutes(
           operationId: 'listDocuments',
           tags,
           summary: 'Documents of the company, page by page, with filters',
+          description:
+            'Documents of the company, newest first, filtered by categories, creation dates and collection, one page at a time (`page`, `limit`).',
           body: ListDocumentsBody,
           response: { 200: DocumentPage, ...errors },
         },
@@ -105,6 +108,8 @@ export function documentsRoutes(
           operationId: 'searchDocuments',
           tags,
           summary: 'Hybrid search (vector, full text, docstore) fused by reciprocal rank',
+          description:
+            'Searches the knowledge base with the enabled lanes (vector, full text, docstore) and fuses their rankings by weighted reciprocal rank. Answers the top `top_k` chunks with their documents and scores.',
           body: SearchBody,
           response: { 200: SearchResponse, ...errors },
         },
@@ -120,7 +125,10 @@ export function documentsRoutes(
           operationId: 'uploadDocumentFile',
           tags,
           summary: 'Upload a PDF or DOCX (multipart: file, document_title, categories, collection_id)',
+          description:
+            'Stores a PDF or DOCX sent as a multipart form and queues its extraction and indexing. Answers 202 with the task to follow at /documents/task/{taskId}.',
           consumes: ['multipart/form-data'],
+          multipartBody: UploadFileForm,
           response: { 202: UploadResult, ...errors },
         },
       },
@@ -138,6 +146,8 @@ export function documentsRoutes(
           operationId: 'uploadDocumentArticle',
           tags,
           summary: 'Upload text',
+          description:
+            'Stores a text and queues its indexing. Answers 202 with the task to follow at /documents/task/{taskId}.',
           body: UploadArticleBody,
           response: { 202: UploadResult, ...errors },
         },
@@ -153,6 +163,8 @@ export function documentsRoutes(
           operationId: 'uploadDocumentWebsite',
           tags,
           summary: 'Fetch a web page and add its readable text',
+          description:
+            'Queues the fetch of a public web page; its readable text is extracted and indexed. Private, loopback and link-local addresses are refused. Answers 202 with the task.',
           body: UploadWebsiteBody,
           response: { 202: UploadResult, ...errors },
         },
@@ -168,6 +180,8 @@ export function documentsRoutes(
           operationId: 'getDocumentTask',
           tags,
           summary: 'Status of a processing task',
+          description:
+            'The status of an upload task: pending, processing, then completed, or failed with the reason in `error`.',
           params: Type.Object({ taskId: TaskId }),
           response: { 200: Task, ...errors },
         },
@@ -183,6 +197,8 @@ export function documentsRoutes(
           operationId: 'checkDocumentSimilarity',
           tags,
           summary: 'Is this text a near-duplicate of a document already stored?',
+          description:
+            "Compares a text with the company's stored documents: whether it is a duplicate at the `similarity` threshold, the highest similarity and the closest documents (cosine of embeddings, or word shingles without an embedder).",
           body: CheckSimilarityBody,
           response: { 200: SimilarityResponse, ...errors },
         },
@@ -197,6 +213,8 @@ export function documentsRoutes(
           operationId: 'getKnowledgeStats',
           tags,
           summary: 'Knowledge base statistics',
+          description:
+            'Counts of documents, chunks, collections and bytes of the company by status, source type, language and category, and the state of its embeddings.',
           response: { 200: StatsResponse, ...errors },
         },
       },
@@ -210,6 +228,7 @@ export function documentsRoutes(
           operationId: 'getDocument',
           tags,
           summary: 'A document with its extracted text',
+          description: 'One document of the company with its metadata and extracted text.',
           params: DocumentParams,
           response: { 200: Type.Ref(Document), ...errors },
         },
@@ -225,6 +244,7 @@ export function documentsRoutes(
           operationId: 'updateDocument',
           tags,
           summary: 'Update title, categories, collection or content (content re-indexes)',
+          description: 'Changes the fields sent of a document. New content is chunked and indexed again.',
           params: DocumentParams,
           body: UpdateDocumentBody,
           response: { 200: Type.Ref(Document), ...errors },
@@ -240,6 +260,7 @@ export function documentsRoutes(
           operationId: 'deleteDocument',
           tags,
           summary: 'Delete a document with its chunks and vectors',
+          description: 'Deletes a document with its chunks and vectors.',
           params: DocumentParams,
           response: { 200: DeleteStatus, ...errors },
         },

@@ -150,6 +150,27 @@ export const UploadWebsiteBody = Type.Object(
 );
 export type UploadWebsiteBody = Static<typeof UploadWebsiteBody>;
 
+/**
+ * The multipart form of POST /documents/upload/file. The handler reads it as a stream and checks
+ * each field itself; this schema documents it (OpenAPI request body) and is never compiled.
+ */
+export const UploadFileForm = Type.Object({
+  file: Type.String({
+    format: 'binary',
+    contentMediaType: 'application/octet-stream',
+    description: 'The PDF or DOCX file, up to MAX_UPLOAD_MB.',
+  }),
+  document_title: Type.String({ minLength: 1, maxLength: 500, examples: ['Returns policy'] }),
+  categories: Type.Optional(
+    Type.String({
+      description: 'A JSON array of up to 50 category names.',
+      contentMediaType: 'application/json',
+      examples: ['["faq","returns"]'],
+    }),
+  ),
+  collection_id: Type.Optional(Type.String({ format: 'uuid' })),
+});
+
 export const UpdateDocumentBody = Type.Object(
   {
     document_title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),

@@ -36,6 +36,8 @@ export function supportQueriesRoutes(service: SupportQueriesService): FastifyPlu
           operationId: 'listSupportQueries',
           tags,
           summary: 'Support queries of the company, newest first, with filters',
+          description:
+            'Support queries of the company, newest first, filtered by type, status, priority, agent, user and creation dates (`skip`, `limit`).',
           querystring: ListQueryParams,
           response: { 200: SupportQueryPage, ...errors },
         },
@@ -50,6 +52,8 @@ export function supportQueriesRoutes(service: SupportQueriesService): FastifyPlu
           operationId: 'supportDashboard',
           tags,
           summary: 'Performance dashboard of a window',
+          description:
+            'Totals by status, type and priority, resolution time, agent success rate, satisfaction, recent queries and top agents, for a window (default: the last INSIGHTS_DEFAULT_WINDOW_DAYS days).',
           querystring: DashboardParams,
           response: { 200: Dashboard, ...errors },
         },
@@ -64,6 +68,8 @@ export function supportQueriesRoutes(service: SupportQueriesService): FastifyPlu
           operationId: 'supportStats',
           tags,
           summary: 'Statistics of a window; group_by adds a per-period breakdown',
+          description:
+            'Counts by status, type and priority, resolution metrics and agent performance for a window; `group_by` adds a breakdown per day, week or month.',
           querystring: StatsParams,
           response: { 200: Stats, ...errors },
         },
@@ -78,6 +84,8 @@ export function supportQueriesRoutes(service: SupportQueriesService): FastifyPlu
           operationId: 'supportAnalytics',
           tags,
           summary: 'Time series, trends and top categories of a window',
+          description:
+            'Queries created and resolved per day, week or month, volume and resolution-time trends, and the top categories of a window.',
           querystring: AnalyticsParams,
           response: { 200: Analytics, ...errors },
         },
@@ -92,6 +100,7 @@ export function supportQueriesRoutes(service: SupportQueriesService): FastifyPlu
           operationId: 'getSupportQuery',
           tags,
           summary: 'One support query with its user, agent and notes',
+          description: 'One support query of the company with its user, agent (and its performance metrics) and notes.',
           params: QueryIdParams,
           response: { 200: SupportQuery, ...errors },
         },
@@ -106,6 +115,8 @@ export function supportQueriesRoutes(service: SupportQueriesService): FastifyPlu
           operationId: 'listSupportNotes',
           tags,
           summary: 'Notes of a support query, oldest first',
+          description:
+            'Notes of a support query, oldest first; internal notes are left out with `include_internal=false`.',
           params: QueryIdParams,
           querystring: NotesQueryParams,
           response: { 200: SupportNotePage, ...errors },

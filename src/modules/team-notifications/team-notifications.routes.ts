@@ -31,6 +31,8 @@ export function teamNotificationsRoutes(service: TeamNotificationsService): Fast
           operationId: 'listTeamNotifications',
           tags,
           summary: "The company's notifications, newest first, with the caller's read status",
+          description:
+            "The company's notifications, newest first, filtered by type, agent, query, priority, read status, sender and dates, each with the caller's read status.",
           querystring: ListParams,
           response: { 200: NotificationPage, ...errors },
         },
@@ -45,6 +47,8 @@ export function teamNotificationsRoutes(service: TeamNotificationsService): Fast
           operationId: 'teamNotificationStats',
           tags,
           summary: "Counts by read status, category and priority (the caller's or user_id's view)",
+          description:
+            'Counts of notifications by read status, category and priority for a window, for the caller or for `user_id`.',
           querystring: StatsParams,
           response: { 200: NotificationStats, ...errors },
         },
@@ -59,6 +63,8 @@ export function teamNotificationsRoutes(service: TeamNotificationsService): Fast
           operationId: 'listUserNotifications',
           tags,
           summary: "A user's notifications with their read status (own, or any as admin)",
+          description:
+            "A user's notifications with their read status. Members see their own; admins may read anyone's.",
           params: Type.Object({ user_id: Uuid() }),
           querystring: UserListParams,
           response: { 200: NotificationPage, ...errors },
@@ -74,6 +80,7 @@ export function teamNotificationsRoutes(service: TeamNotificationsService): Fast
           operationId: 'getTeamNotification',
           tags,
           summary: 'One notification with its sender and recipients',
+          description: 'One notification of the company with its sender and recipients.',
           params: Type.Object({ notification_id: Uuid() }),
           response: { 200: Notification, ...errors },
         },
@@ -88,6 +95,8 @@ export function teamNotificationsRoutes(service: TeamNotificationsService): Fast
           operationId: 'setNotificationStatus',
           tags,
           summary: "Set a user's read status (own, or any as admin)",
+          description:
+            "Sets a user's read status of a notification (unread, read or archived). Members set their own; admins may set anyone's.",
           params: Type.Object({ notification_id: Uuid(), user_id: Uuid() }),
           body: StatusBody,
           response: { 200: Recipient, ...errors },
