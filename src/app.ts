@@ -21,11 +21,20 @@ import type { Container } from './container.js';
 import { pingDatabase } from './db/database.js';
 import { apiKeyAuth, chatTokenAuth } from './http/auth.js';
 import './http/caller.js';
-import { AppError, ERROR_NAMES, ErrorBodies, errorResponses, renderError, shapeForPath } from './http/errors.js';
+import {
+  AppError,
+  ERROR_NAMES,
+  ErrorBodies,
+  errorResponses,
+  renderError,
+  shapeForPath,
+  truncateQuoted,
+} from './http/errors.js';
 import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
 import { finishOpenApiDocument, transformRouteSchema } from './http/openapi.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
-import { createValidatorCompiler, describeValidationError } from './http/validation.js';
+import { handleClientError, handleFrameworkError } from './http/transport-errors.js';
+import { createValidatorCompiler, describeValidationError, refuseUnsafeInput } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
 import { chatRoutes } from './modules/chat/chat.routes.js';
 import { Conversation, Message as ChatMessage } from './modules/chat/chat.schemas.js';
@@ -102,6 +111,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     trustProxy: true,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // Router and HTTP-parser errors in the family's error shape (src/http/transport-errors.ts).
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     ajv: { customOptions: { coerceTypes: 'array' } },
     // genReqId reads x-request-id itself so that an unsafe value is replaced rather than logged.
     requestIdHeader: false,
@@ -123,11 +135,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(createValidatorCompiler());
   app.setErrorHandler(handleError);
+  // NUL characters, unpaired surrogates and deep nesting are refused in every route's input.
+  app.addHook('preValidation', refuseUnsafeInput);
   app.setNotFoundHandler((request, reply) =>
     sendError(request, reply, {
       statusCode: 404,
       code: 'NotFound',
-      message: `Route not found: ${request.method} ${request.url.split('?')[0]}`,
+      message: `Route not found: ${request.method} ${truncateQuoted(request.url.split('?')[0] ?? '')}`,
     }),
   );
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);

@@ -95,6 +95,19 @@ function metricsToken(env: Env): string | undefined {
   return raw;
 }
 
+/** How worker processes tell each other's death: a killed one at once, a vanished host by its heartbeat. */
+function workerTimings(env: Env): Config['workerTimings'] {
+  const heartbeatSeconds = int(env, 'WORKER_HEARTBEAT_SECONDS', 5, 1, 300);
+  const deadAfterSeconds = int(env, 'WORKER_DEAD_AFTER_SECONDS', 20, 2, 3600);
+  if (deadAfterSeconds <= heartbeatSeconds) {
+    throw new ConfigError(
+      'WORKER_DEAD_AFTER_SECONDS',
+      `must be longer than WORKER_HEARTBEAT_SECONDS (${heartbeatSeconds})`,
+    );
+  }
+  return { heartbeatSeconds, deadAfterSeconds, sweepSeconds: int(env, 'WORKER_SWEEP_SECONDS', 10, 1, 3600) };
+}
+
 /** One LLM provider of LLM_PROVIDERS; agents name its models as `<name>:<model>`. */
 export interface LlmProviderConfig {
   name: string;
@@ -352,6 +365,8 @@ export interface Config {
   runWorkers: boolean;
   /** PostgreSQL schema of the job queue's tables. */
   jobsSchema: string;
+  /** WORKER_HEARTBEAT_SECONDS, WORKER_DEAD_AFTER_SECONDS, WORKER_SWEEP_SECONDS (src/jobs/queue.ts). */
+  workerTimings: { heartbeatSeconds: number; deadAfterSeconds: number; sweepSeconds: number };
   /** How long authenticated callers and company records may be cached (0: never). */
   cacheTtlMs: number;
   shutdownTimeoutMs: number;
@@ -396,6 +411,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     runWorkers: bool(env, 'RUN_WORKERS', true),
     jobsSchema: identifier(env, 'JOBS_SCHEMA', 'pgboss'),
+    workerTimings: workerTimings(env),
     cacheTtlMs: int(env, 'CACHE_TTL_MS', 60_000, 0, 3_600_000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     metricsToken: metricsToken(env),

@@ -93,7 +93,9 @@ export function createContainer(options: ContainerOptions): Container {
   const metrics = createMetrics();
   const queue = createJobQueue({
     connectionString: options.databaseUrl,
+    db,
     schema: config.jobsSchema,
+    timings: config.workerTimings,
     onError: (error) => log.error({ err: error }, 'job queue error'),
     onJobDone: (name, outcome, seconds) => metrics.jobDuration.observe({ queue: name, outcome }, seconds),
   });
@@ -165,7 +167,7 @@ export function createContainer(options: ContainerOptions): Container {
     log: log.child({ module: 'deployments' }),
     servingChanged: () => serving.clear(),
   });
-  for (const job of deploymentJobs(deployments)) queue.define(job);
+  for (const job of deploymentJobs(deployments)) queue.defineTask(job);
 
   const chat = createChatModule({
     db,

@@ -12,12 +12,14 @@ export const ERROR_NAMES: Record<number, string> = {
   404: 'NotFound',
   405: 'MethodNotAllowed',
   406: 'NotAcceptable',
+  408: 'RequestTimeout',
   409: 'Conflict',
   410: 'Gone',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
   422: 'UnprocessableEntity',
   429: 'TooManyRequests',
+  431: 'RequestHeaderFieldsTooLarge',
   500: 'InternalServerError',
   502: 'BadGateway',
   503: 'ServiceUnavailable',
@@ -101,12 +103,23 @@ export function isFamilyPath(path: string): boolean {
   return FAMILY_PREFIXES.some((prefix) => matchesPrefix(path, prefix));
 }
 
+/** The longest name or value an error message quotes back. */
+const MAX_QUOTED = 80;
+
+/** `text`, cut to `max` characters with an ellipsis: an error message never echoes an input whole. */
+export function truncateQuoted(text: string, max = MAX_QUOTED): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 export function renderError(
   shape: ErrorShape,
-  error: { statusCode: number; code: string; message: string },
-  path: string,
+  raw: { statusCode: number; code: string; message: string },
+  rawPath: string,
   now: Date = new Date(),
 ): Record<string, unknown> {
+  // A last bound for messages that quote what was sent (Fastify's own, a long path in a 404).
+  const error = { statusCode: raw.statusCode, code: raw.code, message: truncateQuoted(raw.message, 1000) };
+  const path = truncateQuoted(rawPath.split('?')[0] ?? '', 300);
   switch (shape) {
     case 'insights':
       return {
@@ -114,7 +127,7 @@ export function renderError(
         message: error.message,
         statusCode: error.statusCode,
         timestamp: now.toISOString(),
-        path: path.split('?')[0],
+        path,
       };
     case 'chat':
       return { error: error.code, message: error.message, statusCode: error.statusCode };

@@ -19,10 +19,16 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/**
+ * The largest `skip`: PostgreSQL's integer maximum (2^31 − 1). No list comes near it, and a
+ * bounded offset never overflows the database's bigint or a JS safe integer (docs/decisions.md).
+ */
+export const MAX_SKIP = 2_147_483_647;
+
 /** skip/limit query parameters with the family's default and maximum page size. */
 export function SkipLimit(defaultLimit: number, maxLimit: number) {
   return {
-    skip: Type.Integer({ minimum: 0, default: 0, description: 'Number of records to skip.' }),
+    skip: Type.Integer({ minimum: 0, maximum: MAX_SKIP, default: 0, description: 'Number of records to skip.' }),
     limit: Type.Integer({
       minimum: 1,
       maximum: maxLimit,

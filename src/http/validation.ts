@@ -2,9 +2,10 @@
  * Two Ajv instances: query strings, params and headers are coerced from text (they are text on
  * the wire), bodies are not (a number where a string belongs is an error, not a silent cast).
  */
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { AppErrors, truncateQuoted } from './errors.js';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -28,6 +29,8 @@ function makeAjv(options: Options): Ajv {
     removeAdditional: true,
     allowUnionTypes: true,
     strict: false,
+    // Infinity and NaN are not numbers of any schema (a query's `skip=Infinity` is a 400).
+    strictNumbers: true,
     ...options,
   });
   addFormats(ajv, ['uuid', 'date-time', 'date', 'email', 'uri', 'url']);
@@ -69,7 +72,33 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   // Bodies: an unknown property is an error, not silently dropped (see closeBodySchema).
   const strict = makeAjv({ coerceTypes: false, removeAdditional: false });
   return ({ schema, httpPart }) =>
-    httpPart === 'body' ? strict.compile(closeBodySchema(schema) as object) : coercing.compile(schema as object);
+    httpPart === 'body'
+      ? strict.compile(closeBodySchema(schema) as object)
+      : finiteNumbersOnly(coercing.compile(schema as object));
+}
+
+/**
+ * Ajv coerces the text `Infinity` to a number and then checks `minimum`/`maximum` on finite
+ * numbers only, so `?skip=Infinity` would pass; a coerced query, path or header value that is not
+ * finite is refused here ("must be a finite number").
+ */
+function finiteNumbersOnly(validate: ValidateFunction): ValidateFunction {
+  const wrapped = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    const valid = validate(data, context) as boolean;
+    wrapped.errors = validate.errors;
+    if (!valid || !data || typeof data !== 'object') return valid;
+    for (const [key, value] of Object.entries(data)) {
+      const values: unknown[] = Array.isArray(value) ? value : [value];
+      if (values.some((item) => typeof item === 'number' && !Number.isFinite(item))) {
+        wrapped.errors = [
+          { keyword: 'type', instancePath: `/${key}`, schemaPath: '', params: { type: 'a finite number' } },
+        ];
+        return false;
+      }
+    }
+    return true;
+  }) as ValidateFunction;
+  return Object.assign(wrapped, { schema: validate.schema, schemaEnv: validate.schemaEnv });
 }
 
 const PART_WORDS: Record<string, string> = {
@@ -112,13 +141,83 @@ export function describeValidationError(part: string | undefined, errors: ErrorO
     case 'type':
       problem = `must be ${(error.params as { type: string }).type}`;
       break;
+    case 'maximum':
+    case 'minimum': {
+      const { comparison, limit } = error.params as { comparison: string; limit: number };
+      problem = `must be ${comparison === '<=' ? 'at most' : comparison === '>=' ? 'at least' : comparison} ${limit}`;
+      break;
+    }
     case 'additionalProperties': {
       const unknown = [name, (error.params as { additionalProperty: string }).additionalProperty].filter(Boolean);
-      return `Invalid ${part === 'body' ? 'request body' : where}: unknown ${where} '${unknown.join('.')}'`;
+      return `Invalid ${part === 'body' ? 'request body' : where}: unknown ${where} '${truncateQuoted(unknown.join('.'))}'`;
     }
     default:
       problem = error.message ?? 'is invalid';
   }
   if (!name) return part === 'body' ? `Invalid request body: ${problem}` : `Invalid ${where}: ${problem}`;
-  return `Invalid ${where} '${name}': ${problem}`;
+  return `Invalid ${where} '${truncateQuoted(name)}': ${problem}`;
+}
+
+/** Nesting deeper than this in a body, query or form is refused (no schema of ours nests past 5). */
+export const MAX_INPUT_DEPTH = 32;
+
+/**
+ * The first string (or object key) in `value` that PostgreSQL could not store — a NUL character
+ * or an unpaired UTF-16 surrogate — or the first place nested deeper than MAX_INPUT_DEPTH, with
+ * its dotted path. Iterative, so any depth of input is safe to walk; Buffers (uploaded files) are
+ * not looked into.
+ */
+export function findUnsafeInput(value: unknown): { path: string; problem: string } | null {
+  const stack: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item.value === 'string') {
+      const problem = textProblem(item.value);
+      if (problem) return { path: item.path.join('.'), problem };
+      continue;
+    }
+    if (!item.value || typeof item.value !== 'object' || Buffer.isBuffer(item.value)) continue;
+    if (item.path.length >= MAX_INPUT_DEPTH) {
+      return { path: item.path.join('.'), problem: `must not be nested more than ${MAX_INPUT_DEPTH} levels deep` };
+    }
+    for (const [key, child] of Object.entries(item.value)) {
+      const keyProblem = textProblem(key);
+      if (keyProblem) return { path: item.path.join('.'), problem: `a property name ${keyProblem}` };
+      stack.push({ value: child, path: [...item.path, key] });
+    }
+  }
+  return null;
+}
+
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function textProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain NUL characters';
+  if (UNPAIRED_SURROGATE.test(text)) return 'must not contain unpaired surrogates (invalid Unicode)';
+  return null;
+}
+
+/** "Invalid field 'name': must not contain NUL characters", worded like describeValidationError. */
+export function describeUnsafeInput(part: string, found: { path: string; problem: string }): string {
+  const where = PART_WORDS[part] ?? 'field';
+  if (!found.path) return `Invalid ${part === 'body' ? 'request body' : where}: ${found.problem}`;
+  return `Invalid ${where} '${truncateQuoted(found.path)}': ${found.problem}`;
+}
+
+/**
+ * preValidation hook of every route: path parameters, query and body (JSON or a parsed form)
+ * may not carry NUL characters or unpaired surrogates, which PostgreSQL refuses (text and jsonb),
+ * nor nest deeper than MAX_INPUT_DEPTH. One pass here instead of a rule in every schema, so that
+ * free-form values (metadata, settings, message history) are covered too.
+ */
+export async function refuseUnsafeInput(request: FastifyRequest): Promise<void> {
+  const parts: [string, unknown][] = [
+    ['params', request.params],
+    ['querystring', request.query],
+    ['body', request.body],
+  ];
+  for (const [part, value] of parts) {
+    const found = findUnsafeInput(value);
+    if (found) throw AppErrors.validation(describeUnsafeInput(part, found));
+  }
 }

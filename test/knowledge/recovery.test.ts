@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { registerWorker } from '../../src/jobs/workers.js';
 import { createTestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 import { uploadArticle } from './helpers.js';
@@ -53,32 +54,66 @@ describe('crash recovery of ingestion tasks', () => {
     }
   });
 
-  it('leaves a task that another worker is processing to it, and looks again later', async () => {
+  it('hands back at once the task of a dead worker and leaves a live worker its task', async () => {
     const t = await createTestApp({ EMBEDDINGS_PROVIDER: 'none' });
+    const schema = t.container.config.jobsSchema;
+    // A live worker of this queue: registered, holding its lock.
+    const live = await registerWorker({
+      connectionString: t.container.databaseUrl,
+      queue: schema,
+      heartbeatMs: 60_000,
+      onError: () => undefined,
+    });
     try {
       const tenant = await createTenant(t.container, 'developer');
-      const upload = await uploadArticle(t.app, tenant.headers, {
-        document_title: 'Busy',
-        content: 'Another worker holds this one.',
-      });
-      const id = upload.document_id.slice(4);
-      await sql`update kb_documents set status = 'processing', attempt = 1, processing_started_at = now() where id = ${id}`.execute(
-        t.container.db,
-      );
-      await t.container.knowledge.ingest(id);
-      const row = await t.container.db
+      const owned = async (title: string, workerId: number) => {
+        const upload = await uploadArticle(t.app, tenant.headers, { document_title: title, content: `${title} text.` });
+        const id = upload.document_id.slice(4);
+        await sql`update kb_documents set status = 'processing', attempt = 1, worker_id = ${workerId},
+                  processing_started_at = now() where id = ${id}`.execute(t.container.db);
+        return id;
+      };
+      // A worker that died: its row is there, its lock is not held.
+      const dead = await sql<{ id: number }>`
+        insert into job_workers (queue, host, pid) values (${schema}, 'gone', 1) returning id`.execute(t.container.db);
+      const deadId = dead.rows[0]!.id;
+      const orphan = await owned('Orphan', deadId);
+      const busy = await owned('Busy', live.id);
+      const jobsFor = async (id: string) =>
+        (
+          await sql<{ n: number }>`select count(*)::int as n from ${sql.table(`${schema}.job`)}
+            where name = 'knowledge.ingest' and state = 'created' and data->>'documentId' = ${id}`.execute(
+            t.container.db,
+          )
+        ).rows[0]!.n;
+      const before = { orphan: await jobsFor(orphan), busy: await jobsFor(busy) };
+
+      expect(await t.container.queue.sweep()).toBe(1);
+
+      const rows = await t.container.db
         .selectFrom('kb_documents')
-        .select(['status', 'attempt'])
-        .where('id', '=', id)
+        .select(['id', 'status', 'worker_id'])
+        .where('id', 'in', [orphan, busy])
+        .execute();
+      expect(rows.find((row) => row.id === orphan)).toMatchObject({ status: 'pending', worker_id: null });
+      expect(rows.find((row) => row.id === busy)).toMatchObject({ status: 'processing', worker_id: live.id });
+      expect(await jobsFor(orphan)).toBe(before.orphan + 1);
+      expect(await jobsFor(busy)).toBe(before.busy);
+      const registry = await sql<{
+        id: number;
+      }>`select id from job_workers where id in (${deadId}, ${live.id})`.execute(t.container.db);
+      expect(registry.rows.map((row) => row.id)).toEqual([live.id]);
+
+      // The task handed back is ingested by the next attempt.
+      await t.container.knowledge.ingest(orphan);
+      const done = await t.container.db
+        .selectFrom('kb_documents')
+        .select(['status', 'attempt', 'chunk_count'])
+        .where('id', '=', orphan)
         .executeTakeFirstOrThrow();
-      expect(row).toEqual({ status: 'processing', attempt: 1 });
-      const later = await sql<{ n: number }>`
-        select count(*)::int as n from ${sql.table(`${t.container.config.jobsSchema}.job`)}
-        where name = 'knowledge.ingest' and data->>'documentId' = ${id} and start_after > now() + interval '5 minutes'`.execute(
-        t.container.db,
-      );
-      expect(later.rows[0]!.n).toBe(1);
+      expect(done).toEqual({ status: 'completed', attempt: 2, chunk_count: 1 });
     } finally {
+      await live.close();
       await t.close();
     }
   });

@@ -222,3 +222,52 @@ export async function agentIntegrations(db: Executor, companyId: string, agentId
     .orderBy('name')
     .execute();
 }
+
+// ---------------------------------------------------------------- roll-out ownership
+
+/**
+ * Takes roll-out `attempt` for `workerId` (null: a direct call): only while the deployment is
+ * deploying that attempt and no worker has taken it. The row, or undefined.
+ */
+export async function claimRollout(
+  db: Executor,
+  companyId: string,
+  id: string,
+  attempt: number,
+  workerId: number | null,
+): Promise<DeploymentRow | undefined> {
+  const claimed = await db
+    .updateTable('deployments')
+    .set({ rollout_worker_id: workerId, rollout_claimed_attempt: attempt })
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .where('status', '=', 'deploying')
+    .where('rollout_attempt', '=', attempt)
+    .where((eb) => eb.or([eb('rollout_claimed_attempt', 'is', null), eb('rollout_claimed_attempt', '<>', attempt)]))
+    .returning('id')
+    .executeTakeFirst();
+  return claimed ? findDeployment(db, companyId, id) : undefined;
+}
+
+/**
+ * Hands back the roll-outs being run by one of `workerIds` (dead workers), or the one roll-out
+ * `only` (its run failed unexpectedly): the attempt may be taken again. Their ids, companies and
+ * attempts, for the jobs that take them.
+ */
+export async function releaseRollouts(
+  db: Executor,
+  owners: { workerIds: readonly number[] } | { only: { id: string; attempt: number } },
+): Promise<{ id: string; company_id: string; rollout_attempt: number }[]> {
+  if ('workerIds' in owners && owners.workerIds.length === 0) return [];
+  return db
+    .updateTable('deployments')
+    .set({ rollout_worker_id: null, rollout_claimed_attempt: null })
+    .where('status', '=', 'deploying')
+    .where((eb) =>
+      'workerIds' in owners
+        ? eb('rollout_worker_id', 'in', [...owners.workerIds])
+        : eb.and([eb('id', '=', owners.only.id), eb('rollout_claimed_attempt', '=', owners.only.attempt)]),
+    )
+    .returning(['id', 'company_id', 'rollout_attempt'])
+    .execute();
+}

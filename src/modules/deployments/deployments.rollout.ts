@@ -3,7 +3,9 @@
  * the agent exists and is complete, its knowledge collections have finished processing, its
  * integrations are active — logging each step, then finish the transition (active or failed)
  * under the row lock. A job only finishes the attempt it was sent for: a deployment stopped and
- * started again meanwhile is left to the newer job.
+ * started again meanwhile is left to the newer job. A worker takes an attempt (its worker id on
+ * the row) when it fetches the job; if it dies, a sweep hands the attempt back to the queue
+ * (src/jobs/queue.ts) and only the worker holding the attempt may finish it.
  */
 import type { Db, Executor } from '../../db/database.js';
 import { findAgent } from '../agents/index.js';
@@ -31,44 +33,88 @@ export interface RolloutDeps {
 type Step = (level: LogLevel, message: string) => Promise<unknown>;
 type Finish = (trx: Executor, row: repo.DeploymentRow, outcome: RolloutOutcome) => Promise<void>;
 
-function isCurrent(row: repo.DeploymentRow, job: RolloutJob): boolean {
-  return row.status === 'deploying' && row.rollout_attempt === job.attempt;
+/** Still deploying the attempt `claimed` was taken for, by the same worker (not handed back meanwhile). */
+function isCurrent(row: repo.DeploymentRow, claimed: repo.DeploymentRow): boolean {
+  return (
+    row.status === 'deploying' &&
+    row.rollout_attempt === claimed.rollout_attempt &&
+    row.rollout_claimed_attempt === claimed.rollout_attempt &&
+    row.rollout_worker_id === claimed.rollout_worker_id
+  );
 }
 
-export async function runRollout(deps: RolloutDeps, job: RolloutJob, finish: Finish): Promise<void> {
-  const row = await repo.findDeployment(deps.db, job.companyId, job.deploymentId);
-  if (!row || !isCurrent(row, job)) {
+/**
+ * Takes the job's attempt for `workerId` (in the job's fetch transaction): the row, or undefined
+ * when the attempt is no longer current or another worker has it.
+ */
+export async function claimRollout(
+  deps: Pick<RolloutDeps, 'log'>,
+  trx: Executor,
+  job: RolloutJob,
+  workerId: number | null,
+): Promise<repo.DeploymentRow | undefined> {
+  const row = await repo.claimRollout(trx, job.companyId, job.deploymentId, job.attempt, workerId);
+  if (!row) {
     deps.log.info(
-      { deploymentId: job.deploymentId, attempt: job.attempt, status: row?.status ?? 'deleted' },
-      'roll-out skipped: attempt no longer current',
+      { deploymentId: job.deploymentId, attempt: job.attempt },
+      'roll-out skipped: attempt no longer current or already taken',
     );
-    return;
   }
-  const step: Step = (level, message) => repo.insertLogIfExists(deps.db, job.deploymentId, level, message);
+  return row;
+}
+
+/** Runs a claimed roll-out: the checks, then `finish` under the row lock if it is still current. */
+export async function runRollout(deps: RolloutDeps, claimed: repo.DeploymentRow, finish: Finish): Promise<void> {
+  const step: Step = (level, message) => repo.insertLogIfExists(deps.db, claimed.id, level, message);
   let outcome: RolloutOutcome;
   try {
-    outcome = await checkDeployment(deps, row, step);
+    outcome = await checkDeployment(deps, claimed, step);
   } catch (error) {
-    deps.log.error({ err: error, deploymentId: job.deploymentId }, 'roll-out check failed');
+    deps.log.error({ err: error, deploymentId: claimed.id }, 'roll-out check failed');
     outcome = {
       ok: false,
       error: 'Roll-out could not complete because of an internal error; start the deployment again',
     };
   }
   await deps.db.transaction().execute(async (trx) => {
-    const current = await repo.lockDeployment(trx, job.companyId, job.deploymentId);
+    const current = await repo.lockDeployment(trx, claimed.company_id, claimed.id);
     if (!current) return;
-    if (!isCurrent(current, job)) {
+    if (!isCurrent(current, claimed)) {
       await repo.insertLog(
         trx,
         current.id,
         'warning',
-        `Roll-out attempt ${job.attempt} ended after the deployment became ${current.status}; its result is discarded`,
+        `Roll-out attempt ${claimed.rollout_attempt} ended after the deployment became ${current.status}; its result is discarded`,
       );
       return;
     }
     await finish(trx, current, outcome);
   });
+}
+
+/**
+ * Hands back to the queue the roll-outs of dead workers (`workerIds`) or one roll-out whose run
+ * failed unexpectedly (`only`, tried again after `delaySeconds`), logging it; how many.
+ */
+export async function requeueRollouts(
+  trx: Executor,
+  send: (trx: Executor, job: RolloutJob, delaySeconds: number) => Promise<unknown>,
+  owners: Parameters<typeof repo.releaseRollouts>[1],
+  delaySeconds = 0,
+): Promise<number> {
+  const rows = await repo.releaseRollouts(trx, owners);
+  for (const row of rows) {
+    await repo.insertLog(
+      trx,
+      row.id,
+      'warning',
+      'workerIds' in owners
+        ? `Roll-out attempt ${row.rollout_attempt} was interrupted (its worker stopped); it runs again`
+        : `Roll-out attempt ${row.rollout_attempt} was interrupted by an internal error; it runs again`,
+    );
+    await send(trx, { deploymentId: row.id, companyId: row.company_id, attempt: row.rollout_attempt }, delaySeconds);
+  }
+  return rows.length;
 }
 
 type AgentRow = NonNullable<Awaited<ReturnType<typeof findAgent>>>;

@@ -22,7 +22,7 @@ import {
 import { DeploymentErrors } from './deployments.errors.js';
 import type { CollectionsReadiness, DeploymentNotification, DeploymentNotifier } from './deployments.ports.js';
 import * as repo from './deployments.repo.js';
-import { ROLLOUT_JOB, runRollout, type RolloutJob } from './deployments.rollout.js';
+import { claimRollout, requeueRollouts, ROLLOUT_JOB, runRollout, type RolloutJob } from './deployments.rollout.js';
 import type {
   CreateDeploymentBody,
   Deployment,
@@ -31,6 +31,9 @@ import type {
   UpdateDeploymentBody,
 } from './deployments.schemas.js';
 import type { LogLevel } from './deployments.tables.js';
+
+/** A roll-out handed back after an unexpected failure (database trouble) runs again after this. */
+const ROLLOUT_RELEASE_DELAY_SECONDS = 10;
 
 export interface DeploymentsDeps {
   db: Db;
@@ -174,6 +177,20 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   const changing = <T>(work: Promise<T>): Promise<T> => work.finally(() => deps.servingChanged?.());
 
+  const rolloutDeps = { db, knowledge: deps.knowledge ?? null, log: deps.log };
+  const sendRollout = (trx: Executor, job: RolloutJob, delaySeconds: number) =>
+    queue.send(trx, ROLLOUT_JOB, job, delaySeconds ? { startAfterSeconds: delaySeconds } : {});
+  /** Runs a claimed roll-out and finishes its transition (active or failed). */
+  const finishRollout = (claimed: repo.DeploymentRow) =>
+    changing(
+      runRollout(rolloutDeps, claimed, async (trx, row, outcome) => {
+        await applyTransition(trx, row, outcome.ok ? 'succeed' : 'fail', {
+          actorId: row.started_by,
+          ...(outcome.ok ? { reason: outcome.summary } : { error: outcome.error }),
+        });
+      }),
+    );
+
   const service = {
     async create(context: CompanyContext, body: CreateDeploymentBody): Promise<Deployment> {
       if (body.deployable_type === 'workflow') {
@@ -311,16 +328,25 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       await repo.insertLogIfExists(db, deploymentId, level, message.slice(0, 4000));
     },
 
-    /** The roll-out job's handler (deployments.rollout.ts). */
+    /** Runs roll-out `job` in this call (tests and tools; the queue's workers use `rolloutTask`). */
     async runRollout(job: RolloutJob): Promise<void> {
-      await changing(
-        runRollout({ db, knowledge: deps.knowledge ?? null, log: deps.log }, job, async (trx, row, outcome) => {
-          await applyTransition(trx, row, outcome.ok ? 'succeed' : 'fail', {
-            actorId: row.started_by,
-            ...(outcome.ok ? { reason: outcome.summary } : { error: outcome.error }),
-          });
-        }),
-      );
+      const claimed = await claimRollout(rolloutDeps, db, job, null);
+      if (claimed) await finishRollout(claimed);
+    },
+
+    /** The roll-out as a task job of the queue (deployments.jobs.ts). */
+    rolloutTask: {
+      claim: (trx: Executor, job: RolloutJob, workerId: number | null) => claimRollout(rolloutDeps, trx, job, workerId),
+      run: finishRollout,
+      requeue: (trx: Executor, workerIds: readonly number[]) => requeueRollouts(trx, sendRollout, { workerIds }),
+      release: async (trx: Executor, row: repo.DeploymentRow) => {
+        await requeueRollouts(
+          trx,
+          sendRollout,
+          { only: { id: row.id, attempt: row.rollout_attempt } },
+          ROLLOUT_RELEASE_DELAY_SECONDS,
+        );
+      },
     },
   };
   return service;

@@ -20,6 +20,9 @@ export interface DeploymentsTable {
   error: string | null;
   rollout_attempt: Generated<number>;
   started_by: string | null;
+  /** The worker process (job_workers.id) running the roll-out, and the attempt it took. */
+  rollout_worker_id: number | null;
+  rollout_claimed_attempt: number | null;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
 }

@@ -4,7 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { companyContext } from '../../http/auth.js';
-import { AppErrors, errorResponses } from '../../http/errors.js';
+import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
+import { describeUnsafeInput, findUnsafeInput } from '../../http/validation.js';
 
 import {
   CheckSimilarityBody,
@@ -31,22 +32,54 @@ const errors = errorResponses('detail');
 const tags = ['documents'];
 const DocumentParams = Type.Object({ documentId: DocumentId });
 
+const FORM_FIELD_BYTES = 64 * 1024;
+
+/** The form's limits are 400s of the family, not the plugin's 413s ("reach files limit"). */
+const FORM_LIMIT_MESSAGES: Record<string, string> = {
+  FST_FILES_LIMIT: "Invalid form: only one file may be sent, in field 'file'",
+  FST_FIELDS_LIMIT: 'Invalid form: more than 10 fields',
+  FST_PARTS_LIMIT: 'Invalid form: too many parts',
+};
+
+/** A framing error of the form (no boundary, a truncated part) or one of its limits, as a 400. */
+function formError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  const { code, statusCode } = error as { code?: string; statusCode?: number };
+  if (code && FORM_LIMIT_MESSAGES[code]) return AppErrors.validation(FORM_LIMIT_MESSAGES[code]);
+  if (error instanceof Error && (statusCode === undefined || statusCode === 500)) {
+    return AppErrors.validation(`The multipart form could not be read: ${truncateQuoted(error.message)}`);
+  }
+  return error;
+}
+
+/** The form's text fields and its one file, refusing other files and values cut at the field limit. */
+async function readUploadParts(request: FastifyRequest) {
+  const fields: Record<string, string> = {};
+  let file: UploadedFile | undefined;
+  try {
+    for await (const part of request.parts()) {
+      const name = truncateQuoted(part.fieldname);
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') throw AppErrors.validation(`Invalid field '${name}': only 'file' may be a file`);
+        file = { fileName: part.filename, mimeType: part.mimetype, bytes: await part.toBuffer() };
+      } else if (part.valueTruncated) {
+        throw AppErrors.validation(`Invalid field '${name}': longer than ${FORM_FIELD_BYTES} bytes`);
+      } else if (typeof part.value === 'string') {
+        fields[part.fieldname] = part.value;
+      }
+    }
+  } catch (error) {
+    throw formError(error);
+  }
+  const unsafe = findUnsafeInput({ ...fields, file: file && { name: file.fileName, type: file.mimeType } });
+  if (unsafe) throw AppErrors.validation(describeUnsafeInput('body', unsafe));
+  return { fields, file };
+}
+
 /** Reads the multipart form of a file upload: file, document_title, categories (JSON), collection_id. */
 async function readUploadForm(request: FastifyRequest) {
   if (!request.isMultipart()) throw AppErrors.unsupportedMediaType('Send the file as multipart/form-data');
-  const fields: Record<string, string> = {};
-  let file: UploadedFile | undefined;
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      if (part.fieldname !== 'file' || file) {
-        await part.toBuffer();
-        continue;
-      }
-      file = { fileName: part.filename, mimeType: part.mimetype, bytes: await part.toBuffer() };
-    } else if (typeof part.value === 'string') {
-      fields[part.fieldname] = part.value;
-    }
-  }
+  const { fields, file } = await readUploadParts(request);
   if (!file) throw AppErrors.validation('field file is required (a PDF or DOCX)');
   const title = fields.document_title?.trim();
   if (!title) throw AppErrors.validation('field document_title is required');
@@ -81,7 +114,7 @@ export function documentsRoutes(
 ): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(fastifyMultipart, {
-      limits: { fileSize: options.maxUploadBytes, files: 1, fields: 10, fieldSize: 64 * 1024 },
+      limits: { fileSize: options.maxUploadBytes, files: 1, fields: 10, fieldSize: FORM_FIELD_BYTES },
       throwFileSizeLimit: true,
     });
 

@@ -1,10 +1,12 @@
 /**
  * The ingestion job: extract text, detect the language, chunk on sentence boundaries, embed,
  * index for full text, and finish the task as completed or failed (with an error that says
- * what went wrong). A worker owns the attempt it claimed; a task abandoned by a crash is claimed
- * again after restart and the later attempt wins.
+ * what went wrong). A worker owns the attempt it claimed (its worker id is on the row); a task
+ * whose worker died is handed back to the queue by a sweep (src/jobs/queue.ts) and claimed again,
+ * and only the current attempt may commit. Chunks are replaced, never appended, in the
+ * transaction that completes the task, so a retried task can neither lose nor duplicate them.
  */
-import type { Db } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import { EmbeddingError } from '../../ports/embedder.js';
@@ -16,8 +18,14 @@ import { chunkText, detectLanguage, textSearchConfig } from './knowledge.text.js
 
 export const INGEST_JOB = 'knowledge.ingest';
 
-/** A task processing for longer than this is taken to be abandoned by a dead worker. */
+/**
+ * A task processing without an owner (claimed by a direct call, or before owners were recorded)
+ * for longer than this is taken to be abandoned; tasks with an owner are handed back as soon as
+ * their worker is known to be dead.
+ */
 export const STALE_PROCESSING_MS = 10 * 60_000;
+/** A task handed back after an unexpected failure (database trouble) is tried again after this. */
+const RELEASE_DELAY_SECONDS = 10;
 
 export interface IngestDeps {
   db: Db;
@@ -118,25 +126,13 @@ export function createIngestion(deps: IngestDeps) {
     deps.searchChanged?.(document.company_id);
   }
 
-  /** The job handler: one document id per job. */
-  async function ingest(documentId: string): Promise<void> {
-    const now = clock.now();
-    const document = await repo.claimDocument(db, documentId, now, new Date(now.getTime() - staleAfterMs));
-    if (!document) {
-      // Another worker holds it. Look again once it would count as abandoned, so a task whose
-      // worker died is never lost.
-      const since = await repo.processingSince(db, documentId);
-      if (since) {
-        const wait = Math.max(1, Math.ceil((since.getTime() + staleAfterMs - now.getTime()) / 1000));
-        await queue.send(db, INGEST_JOB, { documentId }, { startAfterSeconds: wait });
-      }
-      return;
-    }
+  async function run(document: repo.ClaimedDocument): Promise<void> {
     try {
       await process(document);
     } catch (error) {
       const message = error instanceof IngestError ? error.message : `Processing failed: ${(error as Error).message}`;
-      if (!(error instanceof IngestError)) log.error({ err: error, documentId }, 'document ingestion failed');
+      if (!(error instanceof IngestError))
+        log.error({ err: error, documentId: document.id }, 'document ingestion failed');
       await db.transaction().execute(async (trx) => {
         if (await repo.lockAttempt(trx, document.id, document.attempt)) {
           await repo.finishDocument(trx, document.id, { status: 'failed', error: message }, clock.now());
@@ -146,5 +142,35 @@ export function createIngestion(deps: IngestDeps) {
     }
   }
 
-  return { ingest };
+  /** Sends a job for each task put back to pending, in the transaction that did it. */
+  async function enqueue(trx: Executor, ids: string[]): Promise<number> {
+    for (const documentId of ids) await queue.send(trx, INGEST_JOB, { documentId });
+    return ids.length;
+  }
+
+  return {
+    /** Takes a pending task for a worker (in the job's fetch transaction). */
+    claim: (trx: Executor, documentId: string, workerId: number | null) =>
+      repo.claimDocument(trx, documentId, clock.now(), workerId),
+    run,
+    /** Claims and works a task in this call (tests and tools; the queue's workers use claim and run). */
+    async ingest(documentId: string): Promise<void> {
+      const document = await repo.claimDocument(db, documentId, clock.now(), null);
+      if (document) await run(document);
+    },
+    /** Hands the tasks of dead workers back to the queue. */
+    requeue: async (trx: Executor, workerIds: readonly number[]) =>
+      enqueue(trx, await repo.requeueDocuments(trx, { workerIds }, clock.now())),
+    /** Hands back ownerless tasks processing for longer than the stale threshold (at start-up). */
+    requeueStale: async (trx: Executor) =>
+      enqueue(
+        trx,
+        await repo.requeueDocuments(trx, { staleBefore: new Date(clock.now().getTime() - staleAfterMs) }, clock.now()),
+      ),
+    /** Hands one claimed task back for later (its run failed unexpectedly). */
+    async release(trx: Executor, document: repo.ClaimedDocument): Promise<void> {
+      if (await repo.releaseDocument(trx, document.id, document.attempt, clock.now()))
+        await queue.send(trx, INGEST_JOB, { documentId: document.id }, { startAfterSeconds: RELEASE_DELAY_SECONDS });
+    },
+  };
 }

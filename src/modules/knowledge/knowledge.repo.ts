@@ -9,7 +9,7 @@ import { AppError } from '../../http/errors.js';
 import type { KbCollectionsTable, KbDocumentsTable, TaskStatus } from './knowledge.tables.js';
 
 export type CollectionRow = Selectable<KbCollectionsTable> & { document_count: number };
-export type DocumentRow = Omit<Selectable<KbDocumentsTable>, 'source_bytes' | 'content_tsv' | 'content'>;
+export type DocumentRow = Omit<Selectable<KbDocumentsTable>, 'source_bytes' | 'content_tsv' | 'content' | 'worker_id'>;
 
 function translate(error: unknown): never {
   const code = (error as { code?: string }).code;
@@ -392,25 +392,26 @@ export interface ClaimedDocument {
 }
 
 /**
- * Takes a pending task, or one left processing since before `staleBefore` (its worker died):
- * status → processing, attempt + 1.
+ * Takes a pending task for `workerId` (null: a direct call, no registered worker): status →
+ * processing, attempt + 1, owner recorded.
  */
 export async function claimDocument(
   executor: Executor,
   id: string,
   now: Date,
-  staleBefore: Date,
+  workerId: number | null,
 ): Promise<ClaimedDocument | undefined> {
   return executor
     .updateTable('kb_documents')
-    .set({ status: 'processing', attempt: sql<number>`attempt + 1`, processing_started_at: now, updated_at: now })
+    .set({
+      status: 'processing',
+      attempt: sql<number>`attempt + 1`,
+      worker_id: workerId,
+      processing_started_at: now,
+      updated_at: now,
+    })
     .where('id', '=', id)
-    .where((eb) =>
-      eb.or([
-        eb('status', '=', 'pending'),
-        eb.and([eb('status', '=', 'processing'), eb('processing_started_at', '<', staleBefore)]),
-      ]),
-    )
+    .where('status', '=', 'pending')
     .returning([
       'id',
       'company_id',
@@ -426,6 +427,43 @@ export async function claimDocument(
       'created_at',
     ])
     .executeTakeFirst();
+}
+
+/**
+ * Puts back to pending the tasks processing under one of `workerIds` (dead workers), or, with
+ * `staleBefore`, processing without an owner since before it (claimed by a direct call, or before
+ * owners were recorded). Their ids, for the jobs that take them again.
+ */
+export async function requeueDocuments(
+  executor: Executor,
+  owners: { workerIds: readonly number[] } | { staleBefore: Date },
+  now: Date,
+): Promise<string[]> {
+  if ('workerIds' in owners && owners.workerIds.length === 0) return [];
+  const rows = await executor
+    .updateTable('kb_documents')
+    .set({ status: 'pending', worker_id: null, updated_at: now })
+    .where('status', '=', 'processing')
+    .where((eb) =>
+      'workerIds' in owners
+        ? eb('worker_id', 'in', [...owners.workerIds])
+        : eb.and([eb('worker_id', 'is', null), eb('processing_started_at', '<', owners.staleBefore)]),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Puts one claimed task back to pending if `attempt` is still the current one. */
+export async function releaseDocument(executor: Executor, id: string, attempt: number, now: Date): Promise<boolean> {
+  const result = await executor
+    .updateTable('kb_documents')
+    .set({ status: 'pending', worker_id: null, updated_at: now })
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('status', '=', 'processing')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** Locks the document row if `attempt` is still the current one (else another worker took it). */
@@ -489,31 +527,16 @@ export async function finishDocument(
     .execute();
 }
 
-/** When a document's task is being processed (null when it is not). */
-export async function processingSince(executor: Executor, id: string): Promise<Date | null> {
-  const row = await executor
-    .selectFrom('kb_documents')
-    .select('processing_started_at')
-    .where('id', '=', id)
-    .where('status', '=', 'processing')
-    .executeTakeFirst();
-  return row?.processing_started_at ?? null;
-}
-
 /**
- * Ids of documents whose task is processing, or pending since before `pendingBefore` (for
- * recovery after a restart; a task that has just been created still has its job in the queue).
+ * Ids of documents pending since before `pendingBefore` (for recovery at start-up: a task that
+ * has just been created still has its job in the queue).
  */
-export async function unfinishedDocumentIds(executor: Executor, pendingBefore: Date): Promise<string[]> {
+export async function pendingDocumentIds(executor: Executor, pendingBefore: Date): Promise<string[]> {
   const rows = await executor
     .selectFrom('kb_documents')
     .select('id')
-    .where((eb) =>
-      eb.or([
-        eb('status', '=', 'processing'),
-        eb.and([eb('status', '=', 'pending'), eb('created_at', '<', pendingBefore)]),
-      ]),
-    )
+    .where('status', '=', 'pending')
+    .where('created_at', '<', pendingBefore)
     .execute();
   return rows.map((row) => row.id);
 }

@@ -14,6 +14,7 @@ import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
 import { DOCX_TYPE, PDF_TYPE, sniffType } from './knowledge.extract.js';
 import { createIngestion, INGEST_JOB } from './knowledge.ingest.js';
 import * as repo from './knowledge.repo.js';
+import type { ClaimedDocument } from './knowledge.repo.js';
 import { createRetrieval, type EmbedderState, type SearchInput, type SearchOutput } from './knowledge.retrieval.js';
 import type * as S from './knowledge.schemas.js';
 import { createVectorIndexes } from './knowledge.vector-index.js';
@@ -132,15 +133,15 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     staleAfterMs: deps.staleAfterMs,
     searchChanged,
   });
-  queue.define<{ documentId: string }>({
+  queue.defineTask<{ documentId: string }, ClaimedDocument>({
     name: INGEST_JOB,
-    handler: (data) => ingestion.ingest(data.documentId),
-    // pg-boss waits a polling interval between fetches, so a batch per fetch keeps a backlog moving.
-    batchSize: 10,
+    claim: (trx, data, workerId) => ingestion.claim(trx, data.documentId, workerId),
+    run: ingestion.run,
+    requeue: ingestion.requeue,
+    release: ingestion.release,
+    // Each poller takes one task at a time and fetches again as soon as it is done.
     pollingIntervalSeconds: 0.5,
     concurrency: 4,
-    retryLimit: 3,
-    expireInSeconds: 15 * 60,
   });
 
   async function collection(context: CompanyContext, id: string) {
@@ -458,14 +459,18 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     },
     /** The job handler (exported for tests and tools). */
     ingest: ingestion.ingest,
-    /** Re-enqueues tasks left pending or processing (after a crash or restart). */
+    /**
+     * At start-up: tasks processing without an owner for longer than the stale threshold, and
+     * tasks pending for over a minute (their job may be gone), get a job again. Tasks of dead
+     * workers are the queue's sweep's (src/jobs/queue.ts).
+     */
     async recover(): Promise<number> {
+      const stale = await db.transaction().execute((trx) => ingestion.requeueStale(trx));
       // Pending tasks younger than a minute still have their job in the queue (sent with the row).
-      const ids = await repo.unfinishedDocumentIds(db, new Date(clock.now().getTime() - 60_000));
-      for (const documentId of ids)
-        await queue.send(db, INGEST_JOB, { documentId }, { singletonKey: `ingest:${documentId}` });
-      if (ids.length) deps.log.info({ count: ids.length }, 'knowledge tasks re-enqueued after restart');
-      return ids.length;
+      const ids = await repo.pendingDocumentIds(db, new Date(clock.now().getTime() - 60_000));
+      for (const documentId of ids) await queue.send(db, INGEST_JOB, { documentId });
+      if (stale + ids.length) deps.log.info({ stale, pending: ids.length }, 'knowledge tasks re-enqueued at start-up');
+      return stale + ids.length;
     },
   };
 }

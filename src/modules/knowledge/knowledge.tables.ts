@@ -44,6 +44,8 @@ export interface KbDocumentsTable {
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
   processing_started_at: Timestamp | null;
+  /** The worker process (job_workers.id) that owns the task while it is processing. */
+  worker_id: number | null;
   completed_at: Timestamp | null;
 }
 

@@ -1,0 +1,88 @@
+/**
+ * Errors raised before any route runs, answered in the family's error shape like every other
+ * error: the router's (a path that is not valid percent-encoding, a path parameter longer than
+ * the router's limit) through Fastify's `frameworkErrors` option, and Node's HTTP parser's
+ * (headers over 16 KB, a malformed request, a request that timed out) through
+ * `clientErrorHandler`, which writes to the socket itself. Nothing sent is quoted whole.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_NAMES, renderError, shapeForPath, truncateQuoted } from './errors.js';
+
+/** Fastify's default `maxParamLength`; a longer path parameter is refused by the router. */
+export const MAX_PARAM_LENGTH = 100;
+
+interface ErrorFields {
+  statusCode: number;
+  code: string;
+  message: string;
+}
+
+function describeFrameworkError(error: FastifyError, path: string): ErrorFields {
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return {
+        statusCode: 400,
+        code: 'ValidationError',
+        message: `Invalid path '${truncateQuoted(path)}': not valid percent-encoding`,
+      };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return {
+        statusCode: 400,
+        code: 'ValidationError',
+        message: `Invalid path parameter: longer than ${MAX_PARAM_LENGTH} characters`,
+      };
+    default:
+      return { statusCode: 500, code: 'InternalServerError', message: 'Internal server error' };
+  }
+}
+
+/** Fastify's `frameworkErrors`: router errors, before hooks and handlers, in the family's shape. */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.url.split('?')[0] ?? '';
+  const fields = describeFrameworkError(error, path);
+  if (fields.statusCode >= 500) request.log.error({ err: error }, 'router error');
+  void reply.status(fields.statusCode).send(renderError(shapeForPath(request.url), fields, request.url));
+}
+
+/** The request target of the request line at the start of `packet`, if it is there. */
+export function requestTarget(packet: unknown): string {
+  // Node hands the parser's Buffer (Fastify's type says its JSON form).
+  if (!Buffer.isBuffer(packet)) return '/';
+  const line = packet.subarray(0, Math.min(packet.length, 8192)).toString('latin1').split('\r\n', 1)[0] ?? '';
+  return /^[A-Z]+ (\/\S*) HTTP\/\d\.\d$/.exec(line)?.[1] ?? '/';
+}
+
+function describeClientError(code: string): ErrorFields {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { statusCode: 431, code: ERROR_NAMES[431]!, message: 'The request headers are larger than 16 KB' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { statusCode: 408, code: ERROR_NAMES[408]!, message: 'The request was not received in time' };
+    default:
+      return { statusCode: 400, code: 'BadRequest', message: 'The request is not valid HTTP' };
+  }
+}
+
+/**
+ * Fastify's `clientErrorHandler` (Node's 'clientError'): the parser failed, so there is no
+ * request object; the family is read from the request line when the packet starts with it.
+ */
+export function handleClientError(error: ConnectionError, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const fields = describeClientError(error.code);
+  const target = requestTarget(error.rawPacket);
+  const body = JSON.stringify(renderError(shapeForPath(target), fields, target));
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const head = [
+    `HTTP/1.1 ${fields.statusCode} ${STATUS_CODES[fields.statusCode] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ].join('\r\n');
+  socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
+}

@@ -1,0 +1,270 @@
+/**
+ * A worker process killed with SIGKILL in the middle of its work: an ingestion held at its
+ * embeddings call (a local embeddings server that does not answer until released) and a roll-out
+ * held at its integrations check (the table locked by the test). A second worker process started
+ * afterwards finishes both — the dead worker's tasks are handed back by its start-up sweep, not
+ * after a job expiry — and the document has exactly the chunks of an uninterrupted ingestion.
+ * The worker processes run the project's CLI (`switchboard worker`) on a database of their own.
+ * The seconds from the second worker's start to completion are printed, not asserted.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrator.js';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { control, createAgent, createDeployment, logsOf } from './helpers/deployments.js';
+import { createTenant } from './helpers/factories.js';
+import { conceptVector } from './knowledge/embeddings-peer.js';
+import { uploadArticle } from './knowledge/helpers.js';
+import { createScratchDatabase } from './helpers/scratch-db.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const JOBS_SCHEMA = 'jobs_crash';
+
+/** An OpenAI-compatible embeddings server whose answers can be held back. */
+async function startHeldEmbeddings() {
+  const waiting: { response: ServerResponse; inputs: string[] }[] = [];
+  let held = true;
+  let received = 0;
+  const answer = (response: ServerResponse, inputs: string[]) => {
+    if (response.destroyed) return;
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        object: 'list',
+        data: inputs.map((input, index) => ({ object: 'embedding', index, embedding: conceptVector(input) })),
+      }),
+    );
+  };
+  const server = createServer(async (request: IncomingMessage, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string | string[] };
+    const inputs = Array.isArray(payload.input) ? payload.input : [payload.input];
+    received++;
+    if (held) waiting.push({ response, inputs });
+    else answer(response, inputs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    received: () => received,
+    release() {
+      held = false;
+      for (const { response, inputs } of waiting.splice(0)) answer(response, inputs);
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface Worker {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  /** Resolves when the worker says its workers run (after its start-up sweep). */
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+function startWorker(env: Record<string, string>): Worker {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
+  let output = '';
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+    if (output.includes('workers running')) markReady();
+  });
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return { child, output: () => output, ready, exited };
+}
+
+async function waitFor<T>(what: string, read: () => Promise<T | undefined>, worker?: Worker): Promise<T> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${worker?.output() ?? ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+let t: TestApp;
+let embeddings: Awaited<ReturnType<typeof startHeldEmbeddings>>;
+const workers: Worker[] = [];
+
+beforeAll(async () => {
+  scratch = await createScratchDatabase();
+  const handle = createDatabase(scratch.url, 2);
+  await migrateToLatest(handle.db);
+  await handle.close();
+  embeddings = await startHeldEmbeddings();
+  // The API side, without workers, on the workers' queue.
+  t = await createTestApp({ DATABASE_URL: scratch.url, JOBS_SCHEMA, EMBEDDINGS_PROVIDER: 'none' });
+}, 60_000);
+
+afterAll(async () => {
+  for (const worker of workers) {
+    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+    await worker.exited;
+  }
+  await t?.close();
+  await embeddings?.close();
+  await scratch?.drop();
+}, 60_000);
+
+describe('a worker process killed mid-task', () => {
+  it('leaves nothing behind: a restarted worker finishes the ingestion and the roll-out', async () => {
+    const workerEnv = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: scratch.url,
+      JOBS_SCHEMA,
+      RUN_WORKERS: 'true',
+      EMBEDDINGS_PROVIDER: 'openai',
+      EMBEDDINGS_URL: embeddings.url,
+      EMBEDDINGS_MODEL: 'concepts-64',
+      EMBEDDINGS_TIMEOUT_MS: '600000',
+      // Short thresholds: the design's defaults (5 / 20 / 10 s) only bound a vanished host.
+      WORKER_HEARTBEAT_SECONDS: '1',
+      WORKER_DEAD_AFTER_SECONDS: '5',
+      WORKER_SWEEP_SECONDS: '2',
+    };
+    const tenant = await createTenant(t.container, 'developer');
+    const content = Array.from(
+      { length: 40 },
+      (_, i) => `Paragraph ${i}: orders ship within ${i + 1} days and refunds reach the original card in a week.`,
+    ).join(' ');
+
+    // Worker A takes the ingestion (held at its embeddings call) and the roll-out (held at the
+    // integrations check, whose table the test locks).
+    const locker = new pg.Client({ connectionString: scratch.url });
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query('lock table integrations in access exclusive mode');
+    const first = startWorker(workerEnv);
+    workers.push(first);
+    await waitFor(
+      'worker A to start',
+      async () => (first.output().includes('workers running') ? true : undefined),
+      first,
+    );
+
+    const upload = await uploadArticle(t.app, tenant.headers, { document_title: 'Shipping', content });
+    const documentId = upload.document_id.slice(4);
+    const agent = await createAgent(t.container, tenant);
+    const deployment = await createDeployment(t.app, tenant, agent.id);
+    expect((await control(t.app, tenant, deployment.id, 'start')).statusCode).toBe(200);
+
+    await waitFor('the ingestion to be held', async () => (embeddings.received() > 0 ? true : undefined), first);
+    const taken = await t.container.db
+      .selectFrom('kb_documents')
+      .select(['status', 'worker_id'])
+      .where('id', '=', documentId)
+      .executeTakeFirstOrThrow();
+    expect(taken.status).toBe('processing');
+    expect(taken.worker_id).not.toBeNull();
+    await waitFor(
+      'the roll-out to wait on the integrations lock',
+      async () => {
+        const waiting = await sql<{ n: number }>`
+          select count(*)::int as n from pg_locks where not granted and relation = 'integrations'::regclass`.execute(
+          t.container.db,
+        );
+        return waiting.rows[0]!.n > 0 ? true : undefined;
+      },
+      first,
+    );
+    const deploying = await t.container.db
+      .selectFrom('deployments')
+      .select(['status', 'rollout_worker_id'])
+      .where('id', '=', deployment.id)
+      .executeTakeFirstOrThrow();
+    expect(deploying).toEqual({ status: 'deploying', rollout_worker_id: taken.worker_id });
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await locker.query('commit');
+    await locker.end();
+    embeddings.release();
+
+    // Worker B: its start-up sweep finds A dead (its lock is gone) and hands both tasks back.
+    const started = performance.now();
+    const second = startWorker(workerEnv);
+    workers.push(second);
+    await second.ready;
+    const ready = performance.now();
+    const document = await waitFor(
+      'the ingestion to complete',
+      async () => {
+        const row = await t.container.db
+          .selectFrom('kb_documents')
+          .select(['status', 'attempt', 'chunk_count', 'embedding_status', 'worker_id'])
+          .where('id', '=', documentId)
+          .executeTakeFirstOrThrow();
+        return row.status === 'completed' || row.status === 'failed' ? row : undefined;
+      },
+      second,
+    );
+    const ingested = performance.now();
+    const rollout = await waitFor(
+      'the roll-out to finish',
+      async () => {
+        const row = await t.container.db
+          .selectFrom('deployments')
+          .select(['status', 'error'])
+          .where('id', '=', deployment.id)
+          .executeTakeFirstOrThrow();
+        return row.status === 'deploying' ? undefined : row;
+      },
+      second,
+    );
+    const rolledOut = performance.now();
+    const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    console.info(
+      `worker B: started → ready ${seconds(ready - started)}; ready → ingestion completed ${seconds(ingested - ready)}, ` +
+        `→ roll-out finished ${seconds(rolledOut - ready)} (restart → both done ${seconds(rolledOut - started)})`,
+    );
+
+    expect(document).toMatchObject({ status: 'completed', attempt: 2, embedding_status: 'completed' });
+    expect(rollout).toEqual({ status: 'active', error: null });
+    const logs = (await logsOf(t.app, tenant, deployment.id)).map((entry) => entry.message);
+    expect(logs).toContain('Roll-out attempt 1 was interrupted (its worker stopped); it runs again');
+    expect(logs.filter((message) => message.includes('deploying → active'))).toHaveLength(1);
+
+    // The same text ingested without interruption gives the same chunks, once each.
+    const again = await uploadArticle(t.app, tenant.headers, { document_title: 'Shipping again', content });
+    const baselineId = again.document_id.slice(4);
+    await waitFor(
+      'the uninterrupted ingestion',
+      async () => {
+        const row = await t.container.db
+          .selectFrom('kb_documents')
+          .select('status')
+          .where('id', '=', baselineId)
+          .executeTakeFirstOrThrow();
+        return row.status === 'completed' ? true : undefined;
+      },
+      second,
+    );
+    const chunks = await sql<{ document_id: string; n: number; ordinals: number }>`
+      select document_id, count(*)::int as n, count(distinct ordinal)::int as ordinals from kb_chunks
+      where document_id in (${documentId}, ${baselineId}) group by document_id`.execute(t.container.db);
+    const byDocument = new Map(chunks.rows.map((row) => [row.document_id, row]));
+    const baseline = byDocument.get(baselineId)!;
+    expect(baseline.n).toBeGreaterThan(1);
+    expect(byDocument.get(documentId)).toMatchObject({ n: baseline.n, ordinals: baseline.n });
+    expect(document.chunk_count).toBe(baseline.n);
+
+    second.child.kill('SIGTERM');
+    await second.exited;
+  }, 120_000);
+});
