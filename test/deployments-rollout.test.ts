@@ -56,7 +56,7 @@ describe('roll-out', () => {
       expect.stringContaining('info: Deployment created (pending)'),
       'info: Deployment started: pending → deploying',
       'info: Roll-out attempt 1 started: checking the agent, its knowledge and its integrations',
-      "info: Agent 'Support agent' is complete (model builtin:kb)",
+      "info: Agent 'Support agent' is ready (model builtin:kb)",
       "warning: Agent 'Support agent' does not list fr among its languages (en,ar)",
       'info: Agent uses no knowledge collections',
       'info: 1 integration(s) active: Help desk',
@@ -74,30 +74,40 @@ describe('roll-out', () => {
 
   it.each([
     [
-      'no instructions',
+      'no instructions or task description',
       { instructions: '', task_description: '' },
-      'is incomplete: missing instructions (or a task description)',
+      "Agent 'Support agent' has no instructions or task description: it serves with the platform's default instructions",
     ],
-    ['a blank title', { title: '  ' }, 'is incomplete: missing title'],
-    ['no model', { model: '' }, 'is incomplete: missing model'],
-  ])('fails an agent with %s', async (_name, fields, reason) => {
+    ['a blank title', { title: '  ' }, 'has no title: it introduces itself as an assistant of the company'],
+    ['no model', { model: '' }, 'has no model: the built-in knowledge-base responder answers'],
+  ])('activates an agent with %s, with a warning in the log', async (_name, fields, warning) => {
     const tenant = await createTenant(t.container);
     const agent = await createAgent(t.container, tenant, fields);
-    const deployment = await createDeployment(t.app, tenant, agent.id);
+    const deployment = await createDeployment(t.app, tenant, agent.id, { languages: 'en' });
     const done = await startAndWait(tenant, deployment.id);
-    expect(done.status).toBe('failed');
-    expect(done.error).toContain(reason);
+    expect(done).toMatchObject({ status: 'active', error: null });
     const logs = await logsOf(t.app, tenant, deployment.id);
-    expect(logs.at(-1)).toMatchObject({
-      level: 'error',
-      message: expect.stringContaining(`deploying → failed (Agent '`),
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 'warning', message: expect.stringContaining(warning) }),
+    );
+    expect(logs.at(-1)?.message).toContain('deploying → active');
+  });
+
+  it('serves chat from an agent created without instructions or task description', async () => {
+    const tenant = await createTenant(t.container);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/agents',
+      headers: tenant.headers,
+      payload: { title: 'Bare agent' },
     });
-    const notes = await deploymentNotifications(tenant, deployment.id);
-    expect(notes.at(-1)).toMatchObject({
-      title: 'Deployment failed',
-      priority: 'high',
-      message: expect.stringContaining(reason),
-    });
+    expect(created.statusCode).toBe(201);
+    const agent = created.json<{ id: string }>();
+    const deployment = await createDeployment(t.app, tenant, agent.id);
+    expect(await startAndWait(tenant, deployment.id)).toMatchObject({ status: 'active' });
+    await expect(
+      t.container.deployments.resolveForChat(tenant.companyId, agent.id, 'web', 'us-east'),
+    ).resolves.toMatchObject({ id: deployment.id, status: 'active' });
   });
 
   async function collectionWith(

@@ -72,7 +72,12 @@ function toCitation(hit: KbPassage): Citation {
 }
 
 export function systemPrompt(agent: AgentRow, passages: KbPassage[]): string {
-  const lines = [`You are ${agent.title}, an assistant of this company.`];
+  // An untitled agent (the roll-out warns) is just an assistant.
+  const lines = [
+    agent.title.trim()
+      ? `You are ${agent.title}, an assistant of this company.`
+      : 'You are an assistant of this company.',
+  ];
   if (agent.task_description) lines.push(`Your task: ${agent.task_description}`);
   if (agent.instructions) lines.push(agent.instructions);
   lines.push(

@@ -8,7 +8,7 @@
  * (src/jobs/queue.ts) and only the worker holding the attempt may finish it.
  */
 import type { Db, Executor } from '../../db/database.js';
-import { findAgent } from '../agents/index.js';
+import { BUILTIN_KB_MODEL, findAgent } from '../agents/index.js';
 import { primaryLanguages } from './deployment-fields.js';
 import type { CollectionsReadiness } from './deployments.ports.js';
 import * as repo from './deployments.repo.js';
@@ -137,21 +137,34 @@ async function checkDeployment(deps: RolloutDeps, row: repo.DeploymentRow, step:
     : { ok: true, summary: `serving agent:${row.agent_id}:${row.channel}:${row.region_slug}` };
 }
 
-/** Complete: a title, instructions (or a task description) and a model. Languages it lacks are a warning. */
+/**
+ * Nothing about the agent's own settings stops it from serving, so missing ones are warnings
+ * that say what it serves with: without instructions or a task description, the platform's
+ * standing instructions (answer from the knowledge passages in the user's language, say so and
+ * escalate when they do not answer); without a model, the built-in knowledge-base responder
+ * (as chat does for a model whose provider is gone). Languages it lacks are a warning too.
+ */
 async function checkAgent(agent: AgentRow, row: repo.DeploymentRow, step: Step): Check {
-  const missing = [
-    ...(agent.title.trim() ? [] : ['title']),
-    ...(agent.instructions.trim() || agent.task_description.trim() ? [] : ['instructions (or a task description)']),
-    ...(agent.model.trim() ? [] : ['model']),
-  ];
-  if (missing.length > 0) return `Agent '${agent.title}' (${agent.id}) is incomplete: missing ${missing.join(', ')}`;
-  await step('info', `Agent '${agent.title}' is complete (model ${agent.model})`);
+  const name = agent.title.trim() ? `'${agent.title}'` : `${agent.id} (untitled)`;
+  if (!agent.title.trim()) {
+    await step('warning', `Agent ${name} has no title: it introduces itself as an assistant of the company`);
+  }
+  if (!agent.instructions.trim() && !agent.task_description.trim()) {
+    await step(
+      'warning',
+      `Agent ${name} has no instructions or task description: it serves with the platform's default instructions`,
+    );
+  }
+  if (!agent.model.trim()) {
+    await step('warning', `Agent ${name} has no model: the built-in knowledge-base responder answers`);
+  }
+  await step('info', `Agent ${name} is ready (model ${agent.model.trim() || BUILTIN_KB_MODEL})`);
   const spoken = primaryLanguages(agent.languages);
   const unsupported = primaryLanguages(row.languages).filter((code) => !spoken.includes(code));
   if (unsupported.length > 0) {
     await step(
       'warning',
-      `Agent '${agent.title}' does not list ${unsupported.join(', ')} among its languages (${agent.languages || 'none'})`,
+      `Agent ${name} does not list ${unsupported.join(', ')} among its languages (${agent.languages || 'none'})`,
     );
   }
   return null;
