@@ -360,6 +360,11 @@ export interface Config {
   databaseUrl: string | undefined;
   databasePoolMax: number;
   dataDir: string;
+  /**
+   * EMBEDDED_PG_RUNTIME_DIR: as root, where the embedded PostgreSQL's binaries and cluster go when
+   * the postgres user cannot reach node_modules or DATA_DIR (a checkout in a private home).
+   */
+  embeddedRuntimeDir: string;
   redisUrl: string | undefined;
   publicBaseUrl: string;
   runWorkers: boolean;
@@ -407,6 +412,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 500),
     dataDir: path.resolve(str(env, 'DATA_DIR') ?? './data'),
+    embeddedRuntimeDir: path.resolve(str(env, 'EMBEDDED_PG_RUNTIME_DIR') ?? '/var/lib/switchboard'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     runWorkers: bool(env, 'RUN_WORKERS', true),

@@ -7,7 +7,7 @@ import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { createContainer, type Container } from './container.js';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { attachEmbeddedDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrateToLatest } from './db/migrator.js';
 import { bootstrap, describeBootstrap } from './modules/identity/identity.bootstrap.js';
 
@@ -23,14 +23,26 @@ export function createLogger(config: Readonly<Config>): Logger {
   return pino({ level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers["x-api-token"]'] });
 }
 
-/** The database URL in force: DATABASE_URL, or an embedded server started under DATA_DIR. */
+/**
+ * The database URL in force: DATABASE_URL, or an embedded server started under DATA_DIR. With
+ * `attach` (the CLI), the embedded server a running service holds is used when there is one.
+ */
 export async function resolveDatabase(
   config: Readonly<Config>,
   log: Logger,
+  { attach = false }: { attach?: boolean } = {},
 ): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: null };
+  const options = {
+    dataDir: config.dataDir,
+    runtimeDir: config.embeddedRuntimeDir,
+    log: (message: string) => log.debug(message),
+    notice: (message: string) => log.info(message),
+  };
+  const running = attach ? await attachEmbeddedDatabase(options) : null;
+  if (running) return { url: running.url, embedded: null };
   log.info({ dataDir: config.dataDir }, 'DATABASE_URL is not set: starting the embedded PostgreSQL');
-  const embedded = await startEmbeddedDatabase({ dataDir: config.dataDir, log: (message) => log.debug(message) });
+  const embedded = await startEmbeddedDatabase(options);
   return { url: embedded.url, embedded };
 }
 

