@@ -3,7 +3,7 @@
  * worker. Commands use the same configuration as the service (DATABASE_URL or the embedded
  * database under DATA_DIR) and the same services.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, loadConfigWith } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { migrateToLatest } from './db/migrator.js';
@@ -31,9 +31,35 @@ Commands:
                                             2000 queries over 180 days; above 10000 rows go in bulk
 `;
 
-class UsageError extends Error {}
+/** A wrong invocation: its message, then the usage of the command concerned; exit code 64. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage?: string,
+  ) {
+    super(message);
+  }
+}
 
-type Command = (container: Container, args: string[]) => Promise<void>;
+/** The work of a command once its arguments are parsed and checked (before any database is reached). */
+type Work = (container: Container) => Promise<void>;
+
+interface Command {
+  usage: string;
+  /** Parses and checks the arguments; a UsageError for anything wrong. */
+  prepare(args: string[]): Work;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Strict parsing: an unknown option, a missing value or a stray argument is a usage error. */
+function parse<const O extends Options>(usage: string, args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), usage);
+  }
+}
 
 function out(line: string) {
   process.stdout.write(`${line}\n`);
@@ -56,147 +82,229 @@ async function resolveCompany(container: Container, ref: string | undefined): Pr
 }
 
 const commands: Record<string, Command> = {
-  async migrate(container) {
-    const applied = await migrateToLatest(container.db);
-    out(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
+  migrate: {
+    usage: `Usage: switchboard migrate
+
+Applies the pending database migrations (the service also does at start-up).
+`,
+    prepare(args) {
+      parse(this.usage, args, {});
+      return async (container) => {
+        const applied = await migrateToLatest(container.db);
+        out(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
+      };
+    },
   },
 
-  async 'keys create'(container, args) {
-    const { values } = parseArgs({
-      args,
-      options: {
+  'keys create': {
+    usage: `Usage: switchboard keys create --email E [--company C] [--role R] [--name N]
+
+Mints an API key for the user with e-mail E (created when missing) and prints it once.
+  --email E     the user's e-mail address
+  --company C   a company id or exact name: the user is made a member (role R) and, if they have
+                no active company, it becomes theirs
+  --role R      ${ROLES.join(', ')} (default member)
+  --name N      the key's name (default cli)
+`,
+    prepare(args) {
+      const values = parse(this.usage, args, {
         email: { type: 'string' },
         company: { type: 'string' },
         role: { type: 'string' },
         name: { type: 'string' },
-      },
-    });
-    if (!values.email || !/^[^@\s]+@[^@\s]+$/.test(values.email))
-      throw new UsageError('--email must be an e-mail address');
-    const role = (values.role ?? 'member') as Role;
-    if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-    await migrateToLatest(container.db);
-    const companyId = values.company ? await resolveCompany(container, values.company) : null;
-    const key = generateSecret('sk_');
-    const email = values.email.toLowerCase();
-    await container.db.transaction().execute(async (trx) => {
-      const user =
-        (await findUserByEmail(trx, email)) ?? (await insertUser(trx, { email, first_name: '', last_name: '' }));
-      if (companyId && !(await findMembership(trx, companyId, user.id))) {
-        await insertMember(trx, { company_id: companyId, user_id: user.id, role });
-      }
-      if (companyId && !user.active_company_id) await setActiveCompany(trx, user.id, companyId);
-      await insertApiKey(trx, {
-        user_id: user.id,
-        name: values.name ?? 'cli',
-        key_hash: hashSecret(key),
-        key_hint: secretHint(key),
       });
-    });
-    out(`API key for ${email} (shown once; send it as x-api-key):`);
-    out(key);
+      const { email: given, company, name } = values;
+      if (!given || !/^[^@\s]+@[^@\s]+$/.test(given))
+        throw new UsageError('--email must be an e-mail address', this.usage);
+      const role = (values.role ?? 'member') as Role;
+      if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`, this.usage);
+      const email = given.toLowerCase();
+      return async (container) => {
+        await migrateToLatest(container.db);
+        const companyId = company ? await resolveCompany(container, company) : null;
+        const key = generateSecret('sk_');
+        await container.db.transaction().execute(async (trx) => {
+          const user =
+            (await findUserByEmail(trx, email)) ?? (await insertUser(trx, { email, first_name: '', last_name: '' }));
+          if (companyId && !(await findMembership(trx, companyId, user.id))) {
+            await insertMember(trx, { company_id: companyId, user_id: user.id, role });
+          }
+          if (companyId && !user.active_company_id) await setActiveCompany(trx, user.id, companyId);
+          await insertApiKey(trx, {
+            user_id: user.id,
+            name: name ?? 'cli',
+            key_hash: hashSecret(key),
+            key_hint: secretHint(key),
+          });
+        });
+        out(`API key for ${email} (shown once; send it as x-api-key):`);
+        out(key);
+      };
+    },
   },
 
-  async 'tokens create'(container, args) {
-    const { values } = parseArgs({
-      args,
-      options: { company: { type: 'string' }, agent: { type: 'string' }, name: { type: 'string' } },
-    });
-    if (values.agent && !UUID.test(values.agent)) throw new UsageError('--agent must be an agent id (UUID)');
-    await migrateToLatest(container.db);
-    let companyId: string;
-    if (values.agent) {
-      const agent = await container.db
-        .selectFrom('agents')
-        .select('company_id')
-        .where('id', '=', values.agent)
-        .executeTakeFirst();
-      if (!agent) throw new UsageError(`No agent ${values.agent}`);
-      companyId = agent.company_id;
-      if (values.company && (await resolveCompany(container, values.company)) !== companyId) {
-        throw new UsageError('The agent belongs to another company');
-      }
-      if (!(await findAgent(container.db, companyId, values.agent))) throw new UsageError(`No agent ${values.agent}`);
-    } else {
-      companyId = await resolveCompany(container, values.company);
-    }
-    const token = generateSecret('ct_');
-    await container.db
-      .insertInto('chat_tokens')
-      .values({
-        company_id: companyId,
-        agent_id: values.agent ?? null,
-        name: values.name ?? 'cli',
-        token_hash: hashSecret(token),
-        token_hint: secretHint(token),
-        created_by: null,
-      })
-      .execute();
-    out(
-      `Chat token for company ${companyId}${values.agent ? `, agent ${values.agent}` : ''} (shown once; send it as x-api-token):`,
-    );
-    out(token);
+  'tokens create': {
+    usage: `Usage: switchboard tokens create [--company C] [--agent A] [--name N]
+
+Mints a chat token (x-api-token) for a company, or for one of its agents, and prints it once.
+  --company C   a company id or exact name (needed when there are several companies)
+  --agent A     an agent id: the token serves that agent only
+  --name N      the token's name (default cli)
+`,
+    prepare(args) {
+      const { company, agent, name } = parse(this.usage, args, {
+        company: { type: 'string' },
+        agent: { type: 'string' },
+        name: { type: 'string' },
+      });
+      if (agent && !UUID.test(agent)) throw new UsageError('--agent must be an agent id (UUID)', this.usage);
+      return async (container) => {
+        await migrateToLatest(container.db);
+        let companyId: string;
+        if (agent) {
+          const found = await container.db
+            .selectFrom('agents')
+            .select('company_id')
+            .where('id', '=', agent)
+            .executeTakeFirst();
+          if (!found) throw new UsageError(`No agent ${agent}`);
+          companyId = found.company_id;
+          if (company && (await resolveCompany(container, company)) !== companyId) {
+            throw new UsageError('The agent belongs to another company');
+          }
+          if (!(await findAgent(container.db, companyId, agent))) throw new UsageError(`No agent ${agent}`);
+        } else {
+          companyId = await resolveCompany(container, company);
+        }
+        const token = generateSecret('ct_');
+        await container.db
+          .insertInto('chat_tokens')
+          .values({
+            company_id: companyId,
+            agent_id: agent ?? null,
+            name: name ?? 'cli',
+            token_hash: hashSecret(token),
+            token_hint: secretHint(token),
+            created_by: null,
+          })
+          .execute();
+        out(
+          `Chat token for company ${companyId}${agent ? `, agent ${agent}` : ''} (shown once; send it as x-api-token):`,
+        );
+        out(token);
+      };
+    },
   },
 
-  async seed(container, args) {
-    const { values } = parseArgs({
-      args,
-      options: {
+  seed: {
+    usage: `Usage: switchboard seed --demo [--company C] [--queries N] [--days D]
+
+Generates realistic support history (agents, end users, queries, notes, notifications) for a
+company. Above 10000 queries, rows go in bulk.
+  --demo        required: the only kind of seed there is
+  --company C   a company id or exact name (needed when there are several companies)
+  --queries N   support queries to create, 1 to 10000000 (default 2000)
+  --days D      spread over the last D days, 1 to 3650 (default 180)
+`,
+    prepare(args) {
+      const values = parse(this.usage, args, {
         demo: { type: 'boolean' },
         company: { type: 'string' },
         queries: { type: 'string' },
         days: { type: 'string' },
-      },
-    });
-    if (!values.demo) throw new UsageError('seed needs --demo (the only kind of seed there is)');
-    const queries = Number(values.queries ?? 2000);
-    const days = Number(values.days ?? 180);
-    if (!Number.isInteger(queries) || queries < 1 || queries > 10_000_000)
-      throw new UsageError('--queries must be an integer from 1 to 10000000');
-    if (!Number.isInteger(days) || days < 1 || days > 3650)
-      throw new UsageError('--days must be an integer from 1 to 3650');
-    await migrateToLatest(container.db);
-    const companyId = await resolveCompany(container, values.company);
-    const started = Date.now();
-    const result = await seedDemo(
-      { db: container.db, clock: container.clock, notifications: container.notifications },
-      { companyId, queries, days, onProgress: (done) => out(`  ${done} queries`) },
-    );
-    out(
-      `Seeded company ${companyId}: ${result.agents} agents, ${result.endUsers} end users, ${result.queries} support queries in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
+      });
+      if (!values.demo) throw new UsageError('seed needs --demo (the only kind of seed there is)', this.usage);
+      const queries = Number(values.queries ?? 2000);
+      const days = Number(values.days ?? 180);
+      if (!Number.isInteger(queries) || queries < 1 || queries > 10_000_000)
+        throw new UsageError('--queries must be an integer from 1 to 10000000', this.usage);
+      if (!Number.isInteger(days) || days < 1 || days > 3650)
+        throw new UsageError('--days must be an integer from 1 to 3650', this.usage);
+      return async (container) => {
+        await migrateToLatest(container.db);
+        const companyId = await resolveCompany(container, values.company);
+        const started = Date.now();
+        const result = await seedDemo(
+          { db: container.db, clock: container.clock, notifications: container.notifications },
+          { companyId, queries, days, onProgress: (done) => out(`  ${done} queries`) },
+        );
+        out(
+          `Seeded company ${companyId}: ${result.agents} agents, ${result.endUsers} end users, ${result.queries} support queries in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
+      };
+    },
   },
 
-  async worker(container) {
-    await migrateToLatest(container.db);
-    await container.start();
-    container.log.info('workers running; stop with SIGTERM');
-    await new Promise<void>((resolve) => {
-      process.once('SIGTERM', resolve);
-      process.once('SIGINT', resolve);
-    });
+  worker: {
+    usage: `Usage: switchboard worker
+
+Runs the background job workers only, without HTTP (run the API with RUN_WORKERS=false), until
+SIGTERM or SIGINT.
+`,
+    prepare(args) {
+      parse(this.usage, args, {});
+      return async (container) => {
+        await migrateToLatest(container.db);
+        await container.start();
+        container.log.info('workers running; stop with SIGTERM');
+        await new Promise<void>((resolve) => {
+          process.once('SIGTERM', resolve);
+          process.once('SIGINT', resolve);
+        });
+      };
+    },
   },
 };
 
+const HELP = new Set(['--help', '-h']);
+
+/** The command an argument list names, with its own arguments; or the commands of a group (`keys`). */
+function findCommand(argv: string[]): { name: string; args: string[] } | { group: string[] } | null {
+  const [first = '', second = ''] = argv;
+  if (commands[`${first} ${second}`]) return { name: `${first} ${second}`, args: argv.slice(2) };
+  if (commands[first]) return { name: first, args: argv.slice(1) };
+  const group = Object.keys(commands).filter((name) => name.startsWith(`${first} `));
+  return group.length ? { group } : null;
+}
+
 async function run(argv: string[]): Promise<number> {
-  const [first, second, ...rest] = argv;
-  if (!first || first === 'help' || first === '--help') {
-    out(USAGE);
+  const [first, second] = argv;
+  if (!first || first === 'help' || HELP.has(first)) {
+    const named = first === 'help' && second ? findCommand(argv.slice(1)) : null;
+    if (named && 'name' in named) out(commands[named.name]!.usage);
+    else out(USAGE);
     return first ? 0 : 64;
   }
-  const name = commands[`${first} ${second}`] ? `${first} ${second}` : first;
-  const command = commands[name];
-  if (!command) {
-    process.stderr.write(`Unknown command: ${argv.join(' ')}\n\n${USAGE}`);
+  const found = findCommand(argv);
+  if (!found || 'group' in found) {
+    const usage = found ? found.group.map((name) => commands[name]!.usage).join('\n') : USAGE;
+    const asked = found && argv.slice(1).every((arg) => HELP.has(arg)) && argv.length > 1;
+    if (asked) {
+      out(usage);
+      return 0;
+    }
+    process.stderr.write(`Unknown command: ${argv.join(' ')}\n\n${usage}`);
     return 64;
   }
-  const args = name.includes(' ') ? rest : argv.slice(1);
-  const config = name === 'worker' ? loadConfig() : loadConfigWith({ RUN_WORKERS: 'false' });
+  const command = commands[found.name]!;
+  // --help anywhere answers with the usage and does nothing else.
+  if (found.args.some((arg) => HELP.has(arg))) {
+    out(command.usage);
+    return 0;
+  }
+  const work = command.prepare(found.args);
+  const config = found.name === 'worker' ? loadConfig() : loadConfigWith({ RUN_WORKERS: 'false' });
   const log = createLogger(config);
-  const { url, embedded } = await resolveDatabase(config, log);
+  const { url, embedded } = await resolveDatabase(config, log, { attach: true });
+  if (embedded && found.name !== 'worker') {
+    // A signal must not leave the embedded database this command started running.
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      process.once(signal, () => void embedded.stop().finally(() => process.exit(130)));
+    }
+  }
   const container = createContainer({ config, databaseUrl: url, log });
   try {
-    await command(container, args);
+    await work(container);
     return 0;
   } finally {
     await container.close();
@@ -209,6 +317,7 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof UsageError || error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
+      if (error instanceof UsageError && error.usage) process.stderr.write(`\n${error.usage}`);
       process.exit(error instanceof ConfigError ? 78 : 64);
     }
     process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);
