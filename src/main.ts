@@ -14,10 +14,22 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config);
+  // Signals are taken from the start: one that arrives while starting (the embedded database's
+  // first start takes a while) stops the service once it is up, rather than killing the process
+  // and leaving the database behind. A terminal's Ctrl-C reaches both npm and the service, and
+  // npm forwards it: the service acts once.
+  let received: string | undefined;
+  let onSignal = (signal: string) => {
+    received ??= signal;
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
   const server = await startServer(config, log);
   log.info({ url: server.url, docs: `${server.url}/docs` }, 'switchboard is listening');
 
+  let stopping = false;
   const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     log.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => {
       log.error('shutdown timed out; exiting');
@@ -35,8 +47,8 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  onSignal = stop;
+  if (received) stop(received);
 }
 
 main().catch((error: unknown) => {

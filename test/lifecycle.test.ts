@@ -213,7 +213,7 @@ describe('processes', () => {
       scripts: Record<string, string>;
       bin: Record<string, string>;
     };
-    const entry = /^node (\S+)$/.exec(pkg.scripts.start ?? '')?.[1];
+    const entry = /^(?:exec )?node (\S+)$/.exec(pkg.scripts.start ?? '')?.[1];
     expect(entry).toBeDefined();
     // `npm ci` builds dist/ through `prepare`; npm start and the bin must run what it emits.
     await access(path.join(ROOT, entry!));
