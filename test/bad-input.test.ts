@@ -139,6 +139,17 @@ describe('NUL characters', () => {
     });
   });
 
+  it('refuses a NUL escaped inside the JSON text of the chat history', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/chat/agent/chat',
+      headers: setup.token,
+      payload: { agent_key: setup.agentKey, query: 'hi', messages: '[{"role":"user","content":"a\\u0000b"}]' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe("Invalid field 'messages[0].content': must not contain NUL characters");
+  });
+
   it('refuses a NUL in a document upload field or file name in the documents shape', async () => {
     const title = await t.app.inject({
       method: 'POST',

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Executor } from '../../db/database.js';
 import type { ChatCaller } from '../../http/caller.js';
 import { AppError, AppErrors } from '../../http/errors.js';
+import { findUnsafeInput } from '../../http/validation.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import type { CoherentCache } from '../../lib/coherent-cache.js';
@@ -98,6 +99,9 @@ export function parseHistory(raw: string | unknown[] | undefined): LlmMessage[] 
     }
     if (typeof message.content !== 'string')
       throw AppErrors.validation(`Invalid field 'messages[${index}].content': must be string`);
+    // The history arrives as text, so the root pass over the form saw only its escapes (\u0000).
+    const unsafe = findUnsafeInput(message.content);
+    if (unsafe) throw AppErrors.validation(`Invalid field 'messages[${index}].content': ${unsafe.problem}`);
     return { role: message.role, content: message.content };
   });
 }
