@@ -170,6 +170,18 @@ describe('NUL characters', () => {
     });
     expect(fileName.statusCode).toBe(400);
     expect(fileName.json()).toEqual({ detail: "Invalid field 'file.name': must not contain NUL characters" });
+    const categories = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/documents/upload/file',
+      headers: { ...setup.tenant.headers, 'content-type': multipartType },
+      payload: form([
+        { name: 'document_title', value: 'Title' },
+        { name: 'categories', value: '["faq","a\\u0000"]' },
+        pdf,
+      ]),
+    });
+    expect(categories.statusCode).toBe(400);
+    expect(categories.json()).toEqual({ detail: "Invalid field 'categories.1': must not contain NUL characters" });
   });
 
   it('refuses nesting deeper than 32 levels', async () => {

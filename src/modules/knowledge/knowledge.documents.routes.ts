@@ -99,6 +99,9 @@ async function readUploadForm(request: FastifyRequest) {
     ) {
       throw AppErrors.validation('field categories must be a JSON array of up to 50 non-empty strings');
     }
+    // The array arrives as text, so the check of the form's fields saw only its escapes (\u0000).
+    const unsafe = findUnsafeInput({ categories: parsed });
+    if (unsafe) throw AppErrors.validation(describeUnsafeInput('body', unsafe));
     categories = parsed as string[];
   }
   const collectionId = fields.collection_id?.trim() || undefined;
