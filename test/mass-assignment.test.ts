@@ -19,7 +19,19 @@ import { uploadArticle } from './knowledge/helpers.js';
 let t: TestApp;
 let tenant: TestTenant;
 let other: TestTenant;
-const ids: Record<string, string> = {};
+/** The tenant's records every route is tried on (filled once in beforeAll). */
+const ids = {} as Record<
+  | 'user'
+  | 'agent'
+  | 'agentKey'
+  | 'deployment'
+  | 'collection'
+  | 'document'
+  | 'integration'
+  | 'conversation'
+  | 'notification',
+  string
+>;
 let chatHeaders: { 'x-api-token': string };
 
 beforeAll(async () => {
@@ -238,7 +250,7 @@ const ROUTES: WriteRoute[] = [
   },
 ];
 
-const urlOf = (route: WriteRoute) => route.path.replace(/:(\w+)/g, (_, name: string) => ids[name]!);
+const urlOf = (route: WriteRoute) => route.path.replace(/:(\w+)/g, (_, name: string) => ids[name as keyof typeof ids]);
 
 const PROBES = (): Record<string, unknown> => ({
   id: randomUUID(),

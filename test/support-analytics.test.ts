@@ -449,18 +449,16 @@ describe('figures follow the platform writing through the recorder', () => {
     const one = (await get(`/customer-support/${queryId}`, fresh)).body;
     expect(one.user).toMatchObject({ email: 'v@x.test', name: 'Vera' });
 
-    await t.container.db
-      .transaction()
-      .execute((trx) =>
-        recorder.recordAgentTurn(trx, {
-          companyId: fresh.companyId,
-          queryId,
-          resolved: false,
-          escalated: false,
-          toolsUsed: ['crm_lookup'],
-          agentActions: 2,
-        }),
-      );
+    await t.container.db.transaction().execute((trx) =>
+      recorder.recordAgentTurn(trx, {
+        companyId: fresh.companyId,
+        queryId,
+        resolved: false,
+        escalated: false,
+        toolsUsed: ['crm_lookup'],
+        agentActions: 2,
+      }),
+    );
     body = await stats();
     expect(body.by_status).toMatchObject({ open: 0, in_progress: 1 });
 
@@ -583,17 +581,15 @@ describe('deletes keep the rollups right', () => {
       avg_resolution_time: 10,
       median_resolution_time: 10,
     });
-    await t.container.db
-      .transaction()
-      .execute((trx) =>
-        t.container.notifications.notify(trx, {
-          companyId: fresh.companyId,
-          notificationType: 'system',
-          category: 'system',
-          title: 't',
-          message: 'm',
-        }),
-      );
+    await t.container.db.transaction().execute((trx) =>
+      t.container.notifications.notify(trx, {
+        companyId: fresh.companyId,
+        notificationType: 'system',
+        category: 'system',
+        title: 't',
+        message: 'm',
+      }),
+    );
     await t.container.db.deleteFrom('companies').where('id', '=', fresh.companyId).execute();
     const left = await sql`select company_id from support_query_daily where company_id = ${fresh.companyId}`.execute(
       t.container.db,

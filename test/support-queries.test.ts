@@ -33,17 +33,15 @@ describe('GET /customer-support', () => {
       userId,
       createdAt: new Date('2025-01-02T10:00:00Z'),
     });
-    await t.container.db
-      .transaction()
-      .execute((trx) =>
-        t.container.supportQueries.addNote(trx, {
-          companyId: tenant.companyId,
-          queryId: older.id,
-          userId: tenant.userId,
-          content: 'Checked the logs',
-          isInternal: true,
-        }),
-      );
+    await t.container.db.transaction().execute((trx) =>
+      t.container.supportQueries.addNote(trx, {
+        companyId: tenant.companyId,
+        queryId: older.id,
+        userId: tenant.userId,
+        content: 'Checked the logs',
+        isInternal: true,
+      }),
+    );
     const { status, body } = await get(tenant, '/customer-support');
     if (status !== 200) console.log(body);
     expect(status).toBe(200);
@@ -239,17 +237,15 @@ describe('GET /customer-support/{query_id} and notes', () => {
       createdAt: new Date(),
     });
     const add = (content: string, isInternal: boolean, userId: string | null) =>
-      t.container.db
-        .transaction()
-        .execute((trx) =>
-          t.container.supportQueries.addNote(trx, {
-            companyId: tenant.companyId,
-            queryId: query.id,
-            userId,
-            content,
-            isInternal,
-          }),
-        );
+      t.container.db.transaction().execute((trx) =>
+        t.container.supportQueries.addNote(trx, {
+          companyId: tenant.companyId,
+          queryId: query.id,
+          userId,
+          content,
+          isInternal,
+        }),
+      );
     await add('first (internal, by the agent)', true, null);
     await add('second (public)', false, tenant.userId);
     await add('third (internal)', true, tenant.userId);
