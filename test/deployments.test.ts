@@ -216,9 +216,9 @@ describe('list', () => {
   });
 
   it.each([
-    ['?limit=101', "Invalid query parameter 'limit': must be <= 100"],
-    ['?limit=0', "Invalid query parameter 'limit': must be >= 1"],
-    ['?skip=-1', "Invalid query parameter 'skip': must be >= 0"],
+    ['?limit=101', "Invalid query parameter 'limit': must be at most 100"],
+    ['?limit=0', "Invalid query parameter 'limit': must be at least 1"],
+    ['?skip=-1', "Invalid query parameter 'skip': must be at least 0"],
     [
       '?status=running',
       "Invalid query parameter 'status': must be one of: pending, deploying, active, failed, cancelled, paused",
@@ -502,7 +502,7 @@ describe('logs', () => {
   });
 
   it.each([
-    ['?limit=1001', "Invalid query parameter 'limit': must be <= 1000"],
+    ['?limit=1001', "Invalid query parameter 'limit': must be at most 1000"],
     ['?limit=abc', "Invalid query parameter 'limit': must be integer"],
     ['?since=yesterday', "Invalid query parameter 'since': must be an ISO 8601 date or date-time"],
   ])('400 for %s', async (query, detail) => {
