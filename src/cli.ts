@@ -10,10 +10,10 @@ import { migrateToLatest } from './db/migrator.js';
 import { generateSecret, hashSecret, secretHint } from './lib/secrets.js';
 import { ROLES, type Role } from './lib/roles.js';
 import { findAgent } from './modules/agents/index.js';
-import { findMembership, insertMember } from './modules/companies/companies.repo.js';
-import { findUserByEmail, insertApiKey, insertUser, setActiveCompany } from './modules/identity/identity.repo.js';
+import { findMembership, insertMember, setActiveCompany } from './modules/companies/index.js';
+import { findUserByEmail, insertApiKey, insertUser } from './modules/identity/index.js';
 import { createLogger, resolveDatabase } from './server.js';
-import { seedDemo } from './modules/support-queries/support-queries.demo.js';
+import { seedDemo } from './modules/support-queries/index.js';
 
 const USAGE = `Usage: switchboard <command> [options]
 

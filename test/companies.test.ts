@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant, createUser, uniqueEmail, type TestTenant } from './helpers/factories.js';
+import { insertMember } from '../src/modules/companies/companies.repo.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -228,6 +229,28 @@ describe('members and admins', () => {
     expect(after.status).toBe(403);
     expect(after.body.detail).toContain('No active company');
     expect((await call('DELETE', `/api/public/companies/members/${devMember.id}`, tenant.headers)).status).toBe(404);
+  });
+
+  it('moves a removed user to their oldest other company, and leaves another active company alone', async () => {
+    const tenant = await createTenant(t.container);
+    const elsewhere = await createTenant(t.container);
+    const dev = await tenant.member('developer');
+    const idle = await elsewhere.member('member');
+    await insertMember(t.container.db, { company_id: elsewhere.companyId, user_id: dev.userId, role: 'member' });
+    await insertMember(t.container.db, { company_id: tenant.companyId, user_id: idle.userId, role: 'member' });
+    const members = (await call('GET', '/api/public/companies/members?limit=100', tenant.headers)).body.data as {
+      id: string;
+      user_id: string;
+    }[];
+    for (const user of [dev, idle]) {
+      const member = members.find((m) => m.user_id === user.userId)!;
+      expect((await call('DELETE', `/api/public/companies/members/${member.id}`, tenant.headers)).status).toBe(204);
+    }
+    const devNow = await call('GET', '/api/public/companies/current', dev.headers);
+    expect(devNow.status).toBe(200);
+    expect(devNow.body.id).toBe(elsewhere.companyId);
+    const idleNow = await call('GET', '/api/public/companies/current', idle.headers);
+    expect(idleNow.body.id).toBe(elsewhere.companyId);
   });
 
   it('lets anyone leave, but only admins remove others and only owners remove owners', async () => {

@@ -6,13 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { Container } from '../../src/container.js';
 import type { Role } from '../../src/lib/roles.js';
 import { generateSecret, hashSecret, secretHint } from '../../src/lib/secrets.js';
-import { insertCompany, insertMember } from '../../src/modules/companies/companies.repo.js';
-import {
-  insertApiKey,
-  insertChatToken,
-  insertUser,
-  setActiveCompany,
-} from '../../src/modules/identity/identity.repo.js';
+import { insertCompany, insertMember, setActiveCompany } from '../../src/modules/companies/companies.repo.js';
+import { insertApiKey, insertChatToken, insertUser } from '../../src/modules/identity/identity.repo.js';
 
 export interface TestUser {
   userId: string;

@@ -63,6 +63,60 @@ export async function listCompaniesOfUser(db: Executor, userId: string, skip: nu
   return { rows, total: count.total };
 }
 
+/** The company a user's API keys act in (`null`: none). */
+export async function setActiveCompany(db: Executor, userId: string, companyId: string | null) {
+  await db
+    .updateTable('users')
+    .set({ active_company_id: companyId, updated_at: sql`now()` })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** A user's memberships, oldest first, with the company names. */
+export async function listMemberships(db: Executor, userId: string) {
+  return db
+    .selectFrom('company_members as m')
+    .innerJoin('companies as c', 'c.id', 'm.company_id')
+    .select(['m.id', 'm.company_id', 'c.name as company_name', 'm.role', 'm.joined_at'])
+    .where('m.user_id', '=', userId)
+    .orderBy('m.joined_at')
+    .orderBy('m.id')
+    .execute();
+}
+
+/**
+ * After a user left `companyId`: if it was their active company, their oldest remaining
+ * membership becomes active (or none), in one statement.
+ */
+export async function moveActiveCompanyOff(db: Executor, userId: string, companyId: string) {
+  await db
+    .updateTable('users')
+    .set((eb) => ({
+      active_company_id: eb
+        .selectFrom('company_members')
+        .select('company_id')
+        .where('user_id', '=', userId)
+        .orderBy('joined_at')
+        .orderBy('id')
+        .limit(1),
+      updated_at: sql`now()`,
+    }))
+    .where('id', '=', userId)
+    .where('active_company_id', '=', companyId)
+    .execute();
+}
+
+/** The membership of the user with this e-mail (any case) in a company; undefined when none. */
+export async function findMembershipByEmail(db: Executor, companyId: string, email: string) {
+  return db
+    .selectFrom('company_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.id', 'm.user_id'])
+    .where('m.company_id', '=', companyId)
+    .where(sql`lower(u.email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
 /** The caller's membership in a company; undefined when they are not a member. */
 export async function findMembership(db: Executor, companyId: string, userId: string) {
   return db

@@ -13,7 +13,6 @@ import type { CoherentCache } from '../../lib/coherent-cache.js';
 import { hasRole, type Role } from '../../lib/roles.js';
 import { generateSecret, hashSecret, secretHint } from '../../lib/secrets.js';
 import type { Mailer } from '../../ports/mailer.js';
-import { findUser, findUserByEmail, setActiveCompany, listMemberships } from '../identity/identity.repo.js';
 import * as repo from './companies.repo.js';
 import type { Company, CreateCompanyBody, Invitation, Member, UpdateCompanyBody } from './companies.schemas.js';
 
@@ -131,7 +130,7 @@ export function createCompaniesService(deps: CompaniesDeps) {
         db.transaction().execute(async (trx) => {
           const company = await repo.insertCompany(trx, body);
           await repo.insertMember(trx, { company_id: company.id, user_id: caller.userId, role: 'owner' });
-          if (!caller.companyId) await setActiveCompany(trx, caller.userId, company.id);
+          if (!caller.companyId) await repo.setActiveCompany(trx, caller.userId, company.id);
           return toCompany(company);
         }),
       );
@@ -165,7 +164,7 @@ export function createCompaniesService(deps: CompaniesDeps) {
       const membership = await repo.findMembership(db, companyId, caller.userId);
       const company = membership ? await repo.findCompany(db, companyId) : undefined;
       if (!company) throw AppErrors.notFound('Company', companyId);
-      await changing(setActiveCompany(db, caller.userId, companyId));
+      await changing(repo.setActiveCompany(db, caller.userId, companyId));
       return toCompany(company);
     },
 
@@ -216,11 +215,7 @@ export function createCompaniesService(deps: CompaniesDeps) {
             }
           }
           await repo.deleteMember(trx, context.companyId, memberId);
-          const user = await findUser(trx, member.user_id);
-          if (user?.active_company_id === context.companyId) {
-            const next = (await listMemberships(trx, member.user_id))[0];
-            await setActiveCompany(trx, member.user_id, next?.company_id ?? null);
-          }
+          await repo.moveActiveCompanyOff(trx, member.user_id, context.companyId);
         }),
       );
     },
@@ -231,8 +226,7 @@ export function createCompaniesService(deps: CompaniesDeps) {
       const now = clock.now();
       const token = generateSecret('inv_');
       const { invitation, companyName } = await db.transaction().execute(async (trx) => {
-        const invited = await findUserByEmail(trx, email);
-        if (invited && (await repo.findMembership(trx, context.companyId, invited.id))) {
+        if (await repo.findMembershipByEmail(trx, context.companyId, email)) {
           throw AppErrors.conflict(`${email} is already a member of this company`);
         }
         await repo.expireInvitations(trx, context.companyId, now);
@@ -302,7 +296,7 @@ export function createCompaniesService(deps: CompaniesDeps) {
             role: invitation.role,
           });
           await repo.setInvitationStatus(trx, invitation.id, 'accepted', caller.userId);
-          if (!caller.companyId) await setActiveCompany(trx, caller.userId, invitation.company_id);
+          if (!caller.companyId) await repo.setActiveCompany(trx, caller.userId, invitation.company_id);
           const company = (await repo.findCompany(trx, invitation.company_id))!;
           return { company: toCompany(company), member: toMember(member) };
         }),

@@ -7,8 +7,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { generateSecret, hashSecret, secretHint } from '../../lib/secrets.js';
-import { insertCompany, insertMember } from '../companies/companies.repo.js';
-import { insertApiKey, insertChatToken, insertUser, setActiveCompany } from './identity.repo.js';
+import { insertCompany, insertMember, setActiveCompany } from '../companies/index.js';
+import { insertApiKey, insertChatToken, insertUser } from './identity.repo.js';
 
 export interface BootstrapSettings {
   apiKey: string | undefined;

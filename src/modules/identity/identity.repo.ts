@@ -61,25 +61,6 @@ export async function insertUser(
   }
 }
 
-export async function setActiveCompany(db: Executor, userId: string, companyId: string | null) {
-  await db
-    .updateTable('users')
-    .set({ active_company_id: companyId, updated_at: sql`now()` })
-    .where('id', '=', userId)
-    .execute();
-}
-
-export async function listMemberships(db: Executor, userId: string) {
-  return db
-    .selectFrom('company_members as m')
-    .innerJoin('companies as c', 'c.id', 'm.company_id')
-    .select(['m.id', 'm.company_id', 'c.name as company_name', 'm.role', 'm.joined_at'])
-    .where('m.user_id', '=', userId)
-    .orderBy('m.joined_at')
-    .orderBy('m.id')
-    .execute();
-}
-
 const API_KEY_COLUMNS = ['id', 'name', 'key_hint', 'created_at'] as const;
 
 export async function insertApiKey(

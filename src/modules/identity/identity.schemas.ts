@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Page, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
-import { Member, RoleSchema } from '../companies/companies.schemas.js';
+import { Member, RoleSchema } from '../companies/index.js';
 
 export const User = Type.Object(
   {

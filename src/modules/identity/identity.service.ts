@@ -10,7 +10,7 @@ import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { Role } from '../../lib/roles.js';
 import { generateSecret, hashSecret, sameHash, secretHint } from '../../lib/secrets.js';
 import { findAgent } from '../agents/index.js';
-import type { CompaniesService } from '../companies/companies.service.js';
+import { listMemberships, setActiveCompany, type CompaniesService } from '../companies/index.js';
 import * as repo from './identity.repo.js';
 import type { ApiKey, ChatToken, CreatedApiKey, CreatedChatToken, Me, User } from './identity.schemas.js';
 
@@ -114,7 +114,7 @@ export function createIdentityService(deps: IdentityDeps) {
     async me(caller: UserCaller): Promise<Me> {
       const [user, memberships] = await Promise.all([
         repo.findUser(db, caller.userId),
-        repo.listMemberships(db, caller.userId),
+        listMemberships(db, caller.userId),
       ]);
       if (!user) throw AppErrors.notFound('User');
       return {
@@ -150,7 +150,7 @@ export function createIdentityService(deps: IdentityDeps) {
           let member = null;
           if (input.role) {
             member = await deps.companies.addMemberWithin(trx, context, user.id, input.role);
-            await repo.setActiveCompany(trx, user.id, context.companyId);
+            await setActiveCompany(trx, user.id, context.companyId);
           }
           const apiKey = await newApiKey(trx, user.id, 'first key');
           return { user: toUser(user), member, api_key: apiKey };
