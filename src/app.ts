@@ -36,17 +36,14 @@ import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
 import { handleClientError, handleFrameworkError } from './http/transport-errors.js';
 import { createValidatorCompiler, describeValidationError, refuseUnsafeInput } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
-import { chatRoutes } from './modules/chat/chat.routes.js';
-import { Conversation, Message as ChatMessage } from './modules/chat/chat.schemas.js';
-import { companiesRoutes } from './modules/companies/companies.routes.js';
-import { deploymentsRoutes } from './modules/deployments/deployments.routes.js';
-import { Company, Invitation, Member } from './modules/companies/companies.schemas.js';
-import { identityRoutes } from './modules/identity/identity.routes.js';
+import { chatRoutes, Conversation, Message as ChatMessage } from './modules/chat/index.js';
+import { companiesRoutes, Company, Invitation, Member } from './modules/companies/index.js';
+import { deploymentsRoutes } from './modules/deployments/index.js';
+import { ApiKey, ChatToken, identityRoutes, User } from './modules/identity/index.js';
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
-import { supportQueriesRoutes } from './modules/support-queries/support-queries.routes.js';
-import { teamNotificationsRoutes } from './modules/team-notifications/team-notifications.routes.js';
-import { ApiKey, ChatToken, User } from './modules/identity/identity.schemas.js';
+import { supportQueriesRoutes } from './modules/support-queries/index.js';
+import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
 const SHARED_SCHEMAS = [

@@ -11,10 +11,9 @@ import { createDatabase, type Db, type DatabaseHandle } from './db/database.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/metrics.js';
-import { createCompaniesService, type CompaniesService } from './modules/companies/companies.service.js';
+import { createCompaniesService, type Company, type CompaniesService } from './modules/companies/index.js';
 import { createCoherentCache } from './lib/coherent-cache.js';
-import type { Company } from './modules/companies/companies.schemas.js';
-import { createIdentityService, type IdentityService } from './modules/identity/identity.service.js';
+import { createIdentityService, type IdentityService } from './modules/identity/index.js';
 import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
 import type { Mailer } from './ports/mailer.js';
@@ -24,18 +23,10 @@ import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
 import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
-import { createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
-import { chatJobs } from './modules/chat/chat.escalation.js';
-import {
-  createSupportQueriesService,
-  type SupportQueriesService,
-} from './modules/support-queries/support-queries.service.js';
-import {
-  createTeamNotificationsService,
-  type TeamNotificationsService,
-} from './modules/team-notifications/team-notifications.service.js';
-import { deploymentJobs } from './modules/deployments/deployments.jobs.js';
-import { createDeploymentsService, type DeploymentsService } from './modules/deployments/deployments.service.js';
+import { chatJobs, createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
+import { createSupportQueriesService, type SupportQueriesService } from './modules/support-queries/index.js';
+import { createTeamNotificationsService, type TeamNotificationsService } from './modules/team-notifications/index.js';
+import { createDeploymentsService, deploymentJobs, type DeploymentsService } from './modules/deployments/index.js';
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';

@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { createContainer, type Container } from './container.js';
 import { attachEmbeddedDatabase, startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrateToLatest } from './db/migrator.js';
-import { bootstrap, describeBootstrap } from './modules/identity/identity.bootstrap.js';
+import { bootstrap, describeBootstrap } from './modules/identity/index.js';
 
 export interface RunningServer {
   app: FastifyInstance;

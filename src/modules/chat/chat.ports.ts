@@ -5,7 +5,7 @@
  */
 import type { Executor } from '../../db/database.js';
 import type { SpeechToText } from '../../ports/speech.js';
-import type { SupportQueriesService } from '../support-queries/support-queries.service.js';
+import type { SupportQueriesService } from '../support-queries/index.js';
 
 export interface KnowledgeHit {
   chunk_id: string;

@@ -15,6 +15,9 @@ import { createStreamHub } from './chat.stream-hub.js';
 import { createTurns, type ServingRecord, type TurnMetrics } from './chat.turns.js';
 
 export type { ServingRecord } from './chat.turns.js';
+export { chatJobs } from './chat.escalation.js';
+export { chatRoutes } from './chat.routes.js';
+export { Conversation, Message } from './chat.schemas.js';
 
 export interface ChatModuleDeps {
   db: Db;
