@@ -273,8 +273,13 @@ describe('multipart framing', () => {
 
 describe('router errors', () => {
   it('answers a bad percent-encoding in the path with 400 in the family shape', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/customer-support/%zz', headers: setup.tenant.headers });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/customer-support/%zz',
+      headers: { ...setup.tenant.headers, 'x-request-id': 'trace-bad-url-1' },
+    });
     expect(res.statusCode).toBe(400);
+    expect(res.headers['x-request-id']).toBe('trace-bad-url-1');
     expect(res.json()).toMatchObject({
       error: 'ValidationError',
       message: "Invalid path '/customer-support/%zz': not valid percent-encoding",

@@ -43,6 +43,8 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   const path = request.url.split('?')[0] ?? '';
   const fields = describeFrameworkError(error, path);
   if (fields.statusCode >= 500) request.log.error({ err: error }, 'router error');
+  // Router errors skip the request hooks, so the request id is set here.
+  void reply.header('x-request-id', request.id);
   void reply.status(fields.statusCode).send(renderError(shapeForPath(request.url), fields, request.url));
 }
 
