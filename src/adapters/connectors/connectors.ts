@@ -36,11 +36,11 @@ export function createConnectors(options: ConnectorsOptions): {
   const http = createConnectorHttp(options);
   const definitions = [
     shopifyConnector(http),
-    zendeskConnector,
-    hubspotConnector,
+    zendeskConnector(http),
+    hubspotConnector(http),
     slackConnector(http),
     whatsappConnector,
-    notionConnector,
+    notionConnector(http),
     odooConnector,
     googleCalendarConnector,
     gmailConnector,
