@@ -27,9 +27,15 @@ export interface HttpCall {
   headers?: Record<string, string>;
   /** Sent as JSON with `content-type: application/json; charset=utf-8`. */
   json?: unknown;
+  /** Sent form-encoded (`application/x-www-form-urlencoded`), e.g. to an OAuth 2.0 token endpoint. */
+  form?: Record<string, string>;
   signal: AbortSignal;
   /** The vendor's words in an error answer (its JSON error shape); default: common shapes. */
   errorMessage?: (body: unknown) => string | undefined;
+  /** The error of a non-2xx answer when the vendor's body says more than its status (undefined: the default mapping). */
+  errorFor?: (status: number, body: unknown, headers: HttpAnswer['headers']) => ConnectorError | undefined;
+  /** `text`: a 2xx answer that is not JSON resolves with its text as `body` instead of failing. */
+  accept?: 'json' | 'text';
 }
 
 export interface HttpAnswer {
@@ -109,12 +115,13 @@ export function errorForStatus(
   return new ConnectorError(vendor, `request refused (HTTP ${status})${said}`, { status, retryable: false });
 }
 
-function parseBody(vendor: string, status: number, text: string, contentType: string): unknown {
+function parseBody(vendor: string, status: number, text: string, contentType: string, acceptText = false): unknown {
   if (text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
     if (status >= 400) return text.slice(0, MAX_VENDOR_WORDS * 2);
+    if (acceptText) return text;
     throw new ConnectorError(
       vendor,
       `answered with something other than JSON (HTTP ${status}, ${contentType || 'no content type'})`,
@@ -200,16 +207,22 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
       const signal = AbortSignal.any([call.signal, timeout]);
       const headers: Record<string, string> = {
         'user-agent': options.userAgent ?? 'Switchboard integrations',
-        accept: 'application/json',
+        accept: call.accept === 'text' ? 'application/json, text/*;q=0.9, */*;q=0.5' : 'application/json',
         ...call.headers,
       };
       if (call.json !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+      else if (call.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
       try {
         const response = await request(url, {
           dispatcher: agent,
           method: call.method,
           headers,
-          body: call.json === undefined ? undefined : JSON.stringify(call.json),
+          body:
+            call.json !== undefined
+              ? JSON.stringify(call.json)
+              : call.form !== undefined
+                ? new URLSearchParams(call.form).toString()
+                : undefined,
           signal,
         });
         const { statusCode: status, headers: answerHeaders, body } = response;
@@ -231,8 +244,11 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
           });
         }
         const text = await readCapped(call, body as never, status);
-        const parsed = parseBody(call.vendor, status, text, String(answerHeaders['content-type'] ?? ''));
+        const contentType = String(answerHeaders['content-type'] ?? '');
+        const parsed = parseBody(call.vendor, status, text, contentType, call.accept === 'text');
         if (status >= 400) {
+          const mapped = call.errorFor?.(status, parsed, answerHeaders);
+          if (mapped) throw mapped;
           const words = (call.errorMessage ?? commonErrorMessage)(parsed) ?? commonErrorMessage(parsed);
           throw errorForStatus(call.vendor, status, words, answerHeaders);
         }
