@@ -38,6 +38,22 @@ export function prepared<T>(query: RawBuilder<T>): RawBuilder<T> {
   return sql<T>`${sql.raw(PREPARED_MARK)}${query}`;
 }
 
+/**
+ * An end() of `pool` that resolves once every connection of the pool has closed. pg-pool's own
+ * end() resolves as soon as it has asked each connection to close: a PostgreSQL stopped right
+ * after it (the embedded one, on shutdown) would terminate those sessions in mid-goodbye.
+ */
+export function poolEnder(pool: pg.Pool): () => Promise<void> {
+  const closing = new Set<Promise<void>>();
+  pool.on('connect', (client) => {
+    const closed = new Promise<void>((resolve) => client.once('end', () => resolve()));
+    closing.add(closed);
+    void closed.then(() => closing.delete(closed));
+  });
+  let ended: Promise<void> | undefined;
+  return () => (ended ??= pool.end().then(async () => void (await Promise.all(closing))));
+}
+
 /** The pool as Kysely sees it, running statements marked by `prepared` under a name of their text. */
 function preparingPool(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string>();
@@ -65,7 +81,7 @@ function preparingPool(pool: pg.Pool): PostgresPool {
       if (!wrapped) clients.set(client, (wrapped = wrap(client)));
       return wrapped;
     },
-    end: () => pool.end(),
+    end: poolEnder(pool),
   };
 }
 

@@ -12,8 +12,9 @@
  * died: their tasks go back to the queue at once (`requeue`), instead of after an expiry.
  */
 import { CompiledQuery } from 'kysely';
+import pg from 'pg';
 import PgBoss from 'pg-boss';
-import type { Db, Executor } from '../db/database.js';
+import { poolEnder, type Db, type Executor } from '../db/database.js';
 import { deleteWorkers, lockDeadWorkers, registerWorker, type WorkerRegistration } from './workers.js';
 
 export interface JobDefinition<T extends object> {
@@ -103,11 +104,18 @@ export function createJobQueue(options: {
   const schema = options.schema ?? 'pgboss';
   const timings = options.timings ?? DEFAULT_WORKER_TIMINGS;
   const onError = (error: Error) => options.onError?.(error);
-  const boss = new PgBoss({
+  // pg-boss's connections are a pool of ours: stop() closes it and waits until every connection
+  // has closed (pg-boss's own close does not wait), so none outlives the queue.
+  const pool = new pg.Pool({
     connectionString: options.connectionString,
-    schema,
     application_name: 'switchboard-jobs',
     max: options.poolMax ?? 4,
+  });
+  pool.on('error', onError);
+  const endPool = poolEnder(pool);
+  const boss = new PgBoss({
+    db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values) },
+    schema,
     schedule: false,
   });
   boss.on('error', onError);
@@ -258,16 +266,19 @@ export function createJobQueue(options: {
     },
 
     async stop() {
-      if (!started || stopped) return;
+      if (stopped) return;
       stopped = true;
-      clearInterval(sweepTimer);
-      idle.abort();
-      // Tasks still running after the timeout stay owned by this worker; once its registration
-      // is closed it counts as dead, and the next sweep (here or elsewhere) hands them back.
-      await Promise.race([Promise.all(loops), sleep(10_000)]);
-      await registration?.close();
-      // Waits for running jobs to finish (up to the timeout); unfinished ones are retried later.
-      await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+      if (started) {
+        clearInterval(sweepTimer);
+        idle.abort();
+        // Tasks still running after the timeout stay owned by this worker; once its registration
+        // is closed it counts as dead, and the next sweep (here or elsewhere) hands them back.
+        await Promise.race([Promise.all(loops), sleep(10_000)]);
+        await registration?.close();
+        // Waits for running jobs to finish (up to the timeout); unfinished ones are retried later.
+        await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+      }
+      await endPool();
     },
   };
 }
