@@ -58,7 +58,7 @@ beforeAll(async () => {
     content: REFUNDS,
   });
   expect((await waitForTask(t, setup.tenant.headers, upload.task_id)).status).toBe('completed');
-}, 60_000);
+});
 afterAll(async () => {
   await t?.close();
   await peer?.close();

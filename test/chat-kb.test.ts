@@ -43,7 +43,7 @@ beforeAll(async () => {
     expect((await waitForTask(t, setup.tenant.headers, upload.task_id)).status).toBe('completed');
     docs[article.document_title] = upload.document_id;
   }
-}, 60_000);
+});
 afterAll(async () => t?.close());
 
 describe('builtin:kb responder', () => {

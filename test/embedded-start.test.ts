@@ -20,9 +20,9 @@ import {
 } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachEmbeddedDatabase } from '../src/db/embedded.js';
-import { alive, killAll, listeningUrl, start, waitFor, type Started } from './helpers/processes.js';
+import { alive, HOOK_WAIT_MS, killAll, listeningUrl, start, waitFor, type Started } from './helpers/processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const isRoot = process.platform === 'linux' && userInfo().uid === 0;
@@ -65,73 +65,105 @@ async function privateCheckout(home: string): Promise<string> {
   return app;
 }
 
-describe('embedded PostgreSQL', () => {
-  it.skipIf(!isRoot)(
-    'starts as root from a 0700 home, serves the CLI, finds its cluster again after a restart (needs root and Linux)',
-    async () => {
-      const home = await tempDir('switchboard-home-', 0o700);
-      const runtime = await tempDir('switchboard-runtime-', 0o755);
-      const app = await privateCheckout(home);
-      const dataDir = path.join(app, 'data');
-      const env = {
-        ...process.env,
-        DATABASE_URL: '',
-        DATA_DIR: dataDir,
-        EMBEDDED_PG_RUNTIME_DIR: path.join(runtime, 'switchboard'),
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        BOOTSTRAP_API_KEY: 'sk_private_home_test_key_0001',
-      };
-      const serve = () => start(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: app, env });
-      const stop = async (service: Started) => {
-        const postmaster = JSON.parse(await readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8')) as {
-          pid: number;
-        };
-        service.child.kill('SIGTERM');
-        expect(await service.exited, service.output()).toBe(0);
-        await waitFor(() => !alive(postmaster.pid), 'PostgreSQL to exit', 30_000);
-      };
-      let service = serve();
-      cleanups.push(async () => {
-        service.child.kill('SIGKILL');
-        const state = await readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8').catch(() => null);
-        if (state) killAll([(JSON.parse(state) as { pid: number }).pid]);
-      });
+describe.skipIf(!isRoot)('embedded PostgreSQL as root from a 0700 home (needs root and Linux)', () => {
+  const bootstrapKey = 'sk_private_home_test_key_0001';
+  let app: string;
+  let runtime: string;
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  /** The service running now (the restart below replaces it), its URL, and the first start's output. */
+  let service: Started;
+  let url: string;
+  let firstOutput: string;
+  const serve = () => start(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: app, env });
+  const stop = async (running: Started) => {
+    const postmaster = JSON.parse(await readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8')) as {
+      pid: number;
+    };
+    running.child.kill('SIGTERM');
+    const code = await running.exited;
+    await waitFor(() => !alive(postmaster.pid), 'PostgreSQL to exit');
+    return code;
+  };
 
-      let url = await listeningUrl(service);
-      const placed = service.output().match(/the postgres user cannot reach the checkout or DATA_DIR/g) ?? [];
-      expect(placed).toHaveLength(1);
-      expect(service.output()).not.toMatch(/EACCES|\n\s+at /);
-      const link = path.join(dataDir, 'postgres');
-      expect((await lstat(link)).isSymbolicLink()).toBe(true);
-      expect(await realpath(link)).toMatch(new RegExp(`^${await realpath(runtime)}/switchboard/cluster-`));
-      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+  // A private checkout, and the service started from it once (initdb, start, migrations).
+  beforeAll(async () => {
+    const home = await tempDir('switchboard-home-', 0o700);
+    runtime = await tempDir('switchboard-runtime-', 0o755);
+    app = await privateCheckout(home);
+    dataDir = path.join(app, 'data');
+    env = {
+      ...process.env,
+      DATABASE_URL: '',
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_RUNTIME_DIR: path.join(runtime, 'switchboard'),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      BOOTSTRAP_API_KEY: bootstrapKey,
+    };
+    service = serve();
+    cleanups.push(async () => {
+      service.child.kill('SIGKILL');
+      const state = await readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8').catch(() => null);
+      if (state) killAll([(JSON.parse(state) as { pid: number }).pid]);
+    });
+    url = await listeningUrl(service, HOOK_WAIT_MS);
+    firstOutput = service.output();
+  });
 
-      // The CLI uses the running service's database (it would otherwise find the cluster in use).
-      const cli = start(
-        process.execPath,
-        ['--import', 'tsx', 'src/cli.ts', 'keys', 'create', '--email', 'ops@example.test'],
-        { cwd: app, env: { ...env, LOG_LEVEL: 'silent' } },
+  it('places the binaries and the cluster where the postgres user can reach them, and serves', async () => {
+    const placed = firstOutput.match(/the postgres user cannot reach the checkout or DATA_DIR/g) ?? [];
+    expect(placed).toHaveLength(1);
+    expect(firstOutput).not.toMatch(/EACCES|\n\s+at /);
+    const link = path.join(dataDir, 'postgres');
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await realpath(link)).toMatch(new RegExp(`^${await realpath(runtime)}/switchboard/cluster-`));
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+  });
+
+  it("runs the CLI on the running service's database (it would otherwise find the cluster in use)", async () => {
+    const cli = start(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'keys', 'create', '--email', `ops-${Date.now()}@example.test`],
+      { cwd: app, env: { ...env, LOG_LEVEL: 'silent' } },
+    );
+    expect(await cli.exited, cli.output()).toBe(0);
+    const key = cli.output().trim().split('\n').at(-1)!;
+    const me = await fetch(`${url}/api/public/users/me`, { headers: { 'x-api-key': key } });
+    expect(me.status).toBe(200);
+  });
+
+  describe('after a restart', () => {
+    let stopped: { code: number | null; stateFile: boolean };
+    // Stops the service (PostgreSQL with it) and starts it again on the same DATA_DIR.
+    beforeAll(async () => {
+      const code = await stop(service);
+      const stateFile = await readFile(path.join(dataDir, 'embedded-postgres.json')).then(
+        () => true,
+        () => false,
       );
-      expect(await cli.exited, cli.output()).toBe(0);
-      const key = cli.output().trim().split('\n').at(-1)!;
-      const me = await fetch(`${url}/api/public/users/me`, { headers: { 'x-api-key': key } });
-      expect(me.status).toBe(200);
-
-      await stop(service);
-      await expect(readFile(path.join(dataDir, 'embedded-postgres.json'))).rejects.toThrow();
-
-      // A restart finds the same cluster: no new cluster, and the key minted before still works.
+      stopped = { code, stateFile };
       service = serve();
-      url = await listeningUrl(service);
-      expect(service.output()).not.toContain('creating the embedded PostgreSQL cluster');
-      expect((await fetch(`${url}/api/public/users/me`, { headers: { 'x-api-key': key } })).status).toBe(200);
-      await stop(service);
-    },
-    120_000,
-  );
+      url = await listeningUrl(service, HOOK_WAIT_MS);
+    });
+    afterAll(async () => {
+      if (service.child.exitCode === null) await stop(service);
+    });
 
+    it('stopped cleanly: exit 0, PostgreSQL gone, no state file left', () => {
+      expect(stopped).toEqual({ code: 0, stateFile: false });
+    });
+
+    it('finds the same cluster: none created, the bootstrap key still works', async () => {
+      expect(service.output()).not.toContain('creating the embedded PostgreSQL cluster');
+      const me = await fetch(`${url}/api/public/users/me`, { headers: { 'x-api-key': bootstrapKey } });
+      expect(me.status).toBe(200);
+    });
+  });
+});
+
+describe('the embedded PostgreSQL state file', () => {
   it('says no server is running when the state file names a dead or different one', async () => {
     const dataDir = await tempDir('switchboard-state-', 0o700);
     expect(await attachEmbeddedDatabase({ dataDir })).toBeNull();

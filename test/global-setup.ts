@@ -1,8 +1,10 @@
 /**
  * One PostgreSQL database for the whole run, created fresh and migrated once, dropped at the end.
  * The server: TEST_DATABASE_URL, else the local one at 127.0.0.1:5432, else an embedded one.
- * Tests keep apart by creating a company of their own.
+ * Tests keep apart by creating a company of their own. Also a SECRET_KEY for the run, so that no
+ * test app generates one into the checkout's DATA_DIR.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +18,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     adminDatabaseUrl: string;
+    /** SECRET_KEY of every test app and process of the run (64 hex characters). */
+    secretKey: string;
   }
 }
 
@@ -57,6 +61,7 @@ export default async function setup(project: TestProject) {
   await handle.close();
   project.provide('databaseUrl', databaseUrl);
   project.provide('adminDatabaseUrl', adminUrl);
+  project.provide('secretKey', randomBytes(32).toString('hex'));
 
   return async () => {
     const client = new pg.Client({ connectionString: adminUrl });

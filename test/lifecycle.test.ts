@@ -9,9 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { createDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrator.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { childEnv, HOOK_WAIT_MS, listeningUrl, start, waitFor, type Started } from './helpers/processes.js';
 import { createScratchDatabase } from './helpers/scratch-db.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -24,6 +27,7 @@ function configFor(databaseUrl: string, extra: Record<string, string> = {}) {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     RUN_WORKERS: 'false',
+    SECRET_KEY: inject('secretKey'),
     ...extra,
   });
 }
@@ -33,9 +37,9 @@ async function get(server: RunningServer, url: string, headers: Record<string, s
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-function run(args: string[], env: Record<string, string>, timeoutMs = 60_000) {
+function run(args: string[], env: Record<string, string>, timeoutMs = 25_000) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: childEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -49,12 +53,24 @@ function run(args: string[], env: Record<string, string>, timeoutMs = 60_000) {
   });
 }
 
+/** A scratch database with the migrations applied (the tests below are about what follows). */
+async function migratedScratch() {
+  const scratch = await createScratchDatabase();
+  const handle = createDatabase(scratch.url, 2);
+  try {
+    await migrateToLatest(handle.db);
+  } finally {
+    await handle.close();
+  }
+  return scratch;
+}
+
 describe('bootstrap', () => {
   let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
+    scratch = await migratedScratch();
   });
-  afterAll(async () => scratch.drop());
+  afterAll(async () => scratch?.drop());
 
   it('creates a company, owner, key and token once, printing generated secrets once', async () => {
     const printed: string[] = [];
@@ -91,9 +107,16 @@ describe('bootstrap', () => {
       await server.shutdown();
     }
   });
+});
+
+describe('bootstrap with BOOTSTRAP_API_KEY and BOOTSTRAP_API_TOKEN', () => {
+  let db: Awaited<ReturnType<typeof createScratchDatabase>>;
+  beforeAll(async () => {
+    db = await migratedScratch();
+  });
+  afterAll(async () => db?.drop());
 
   it('uses BOOTSTRAP_API_KEY and BOOTSTRAP_API_TOKEN exactly, without printing them', async () => {
-    const db = await createScratchDatabase();
     const key = 'sk_known_value_for_scripts_0001';
     const token = 'ct_known_value_for_scripts_0001';
     const printed: string[] = [];
@@ -110,14 +133,18 @@ describe('bootstrap', () => {
       expect(await server.container.identity.authenticateChatToken(token)).not.toBeNull();
     } finally {
       await server.shutdown();
-      await db.drop();
     }
   });
 });
 
 describe('graceful shutdown', () => {
+  let db: Awaited<ReturnType<typeof createScratchDatabase>>;
+  beforeAll(async () => {
+    db = await migratedScratch();
+  });
+  afterAll(async () => db?.drop());
+
   it('stops accepting, finishes the request in flight, then closes the database', async () => {
-    const db = await createScratchDatabase();
     const key = 'sk_shutdown_test_key_000001';
     const server = await startServer(configFor(db.url, { BOOTSTRAP_API_KEY: key }), silent, () => undefined);
     const blocker = new pg.Client({ connectionString: db.url });
@@ -133,15 +160,26 @@ describe('graceful shutdown', () => {
       });
       await waitFor(
         async () =>
-          (await blocker.query("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'"))
-            .rows[0].n > 0,
+          (
+            await blocker.query(
+              "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
+            )
+          ).rows[0].n > 0,
+        'the PUT to wait on the company row',
       );
 
       let finished = false;
       const stopping = server.shutdown().then(() => (finished = true));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await waitFor(
+        () =>
+          fetch(`${server.url}/healthz`).then(
+            () => false,
+            () => true,
+          ),
+        'the server to stop accepting connections',
+      );
+      // Not finished while the request in flight waits on the lock.
       expect(finished).toBe(false);
-      await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
 
       await blocker.query('commit');
       const response = await inFlight;
@@ -153,61 +191,53 @@ describe('graceful shutdown', () => {
     } finally {
       await blocker.end();
       await server.shutdown();
-      await db.drop();
     }
   });
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('condition not met in time');
-}
-
-describe('processes', () => {
-  it('starts with an embedded PostgreSQL when DATABASE_URL is unset, serves, and stops it on SIGTERM', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'switchboard-embedded-'));
+describe('an embedded PostgreSQL', () => {
+  const key = 'sk_embedded_test_key_000001';
+  let dataDir: string;
+  let service: Started;
+  let url: string;
+  // Started once (initdb, start, migrations): the test observes the running service, then stops it.
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'switchboard-embedded-'));
     await chmod(dataDir, 0o755);
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const key = 'sk_embedded_test_key_000001';
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    service = start(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
-      env: {
-        ...process.env,
+      env: childEnv({
         DATABASE_URL: '',
         DATA_DIR: dataDir,
-        PORT: String(port),
+        PORT: '0', // the OS picks the port; the service logs its URL
         HOST: '127.0.0.1',
         BOOTSTRAP_API_KEY: key,
-        LOG_LEVEL: 'info',
-      },
+        LOG_LEVEL: 'debug', // PostgreSQL's own log lines are written at debug
+      }),
     });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    try {
-      await waitFor(async () => output.includes('switchboard is listening'), 90_000);
-      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-      expect(ready.status).toBe(200);
-      const current = await fetch(`http://127.0.0.1:${port}/api/public/companies/current`, {
-        headers: { 'x-api-key': key },
-      });
-      expect(current.status).toBe(200);
-      await access(path.join(dataDir, 'postgres', 'postmaster.pid'));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      expect(output).toContain('shutdown complete');
-      await expect(access(path.join(dataDir, 'postgres', 'postmaster.pid'))).rejects.toThrow();
-    } finally {
-      child.kill('SIGKILL');
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  }, 120_000);
+    url = await listeningUrl(service, HOOK_WAIT_MS);
+  });
+  afterAll(async () => {
+    service?.child.kill('SIGKILL');
+    await service?.exited;
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
 
+  it('starts when DATABASE_URL is unset, serves, and stops it on SIGTERM after the job queue', async () => {
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const current = await fetch(`${url}/api/public/companies/current`, { headers: { 'x-api-key': key } });
+    expect(current.status).toBe(200);
+    await access(path.join(dataDir, 'postgres', 'postmaster.pid'));
+    service.child.kill('SIGTERM');
+    expect(await service.exited, service.output()).toBe(0);
+    expect(service.output()).toContain('shutdown complete');
+    await expect(access(path.join(dataDir, 'postgres', 'postmaster.pid'))).rejects.toThrow();
+    // Every connection was closed before PostgreSQL stopped: it terminated none.
+    expect(service.output()).not.toContain('terminating connection due to administrator command');
+  });
+});
+
+describe('processes', () => {
   it('has npm start and the CLI bin pointing at files the build produces', async () => {
     const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
@@ -228,54 +258,53 @@ describe('processes', () => {
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('Invalid configuration: PORT must be an integer, got "eighty"');
   });
+});
 
-  it('mints keys and chat tokens from the CLI, and migrates', async () => {
-    const db = await createScratchDatabase();
-    try {
-      const migrated = await run(['src/cli.ts', 'migrate'], { DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
-      expect(migrated.code, migrated.stderr).toBe(0);
-      expect(migrated.stdout).toContain('Applied: 0001_create_tenancy');
-      const server = await startServer(configFor(db.url), silent, () => undefined);
-      try {
-        const company = await server.container.db.selectFrom('companies').select('id').executeTakeFirstOrThrow();
-        const keys = await run(
-          [
-            'src/cli.ts',
-            'keys',
-            'create',
-            '--email',
-            'ops@example.test',
-            '--company',
-            company.id,
-            '--role',
-            'developer',
-          ],
-          { DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
-        );
-        expect(keys.code, keys.stderr).toBe(0);
-        const key = keys.stdout.trim().split('\n').at(-1)!;
-        const me = await get(server, '/api/public/users/me', { 'x-api-key': key });
-        expect(me.body).toMatchObject({ email: 'ops@example.test', role: 'developer', active_company_id: company.id });
+describe('the CLI on a database of its own', () => {
+  let db: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let env: Record<string, string>;
+  let migrated: Awaited<ReturnType<typeof run>>;
+  let server: RunningServer;
+  let companyId: string;
+  // `migrate` on an empty database, then the service on it (its bootstrap creates the company).
+  beforeAll(async () => {
+    db = await createScratchDatabase();
+    env = { DATABASE_URL: db.url, LOG_LEVEL: 'silent' };
+    migrated = await run(['src/cli.ts', 'migrate'], env);
+    server = await startServer(configFor(db.url), silent, () => undefined);
+    companyId = (await server.container.db.selectFrom('companies').select('id').executeTakeFirstOrThrow()).id;
+  });
+  afterAll(async () => {
+    await server?.shutdown();
+    await db?.drop();
+  });
 
-        const tokens = await run(['src/cli.ts', 'tokens', 'create', '--name', 'widget'], {
-          DATABASE_URL: db.url,
-          LOG_LEVEL: 'silent',
-        });
-        expect(tokens.code, tokens.stderr).toBe(0);
-        const token = tokens.stdout.trim().split('\n').at(-1)!;
-        expect(await server.container.identity.authenticateChatToken(token)).toMatchObject({ companyId: company.id });
+  it('migrates an empty database', () => {
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.stdout).toContain('Applied: 0001_create_tenancy');
+  });
 
-        const bad = await run(['src/cli.ts', 'keys', 'create', '--email', 'nope'], {
-          DATABASE_URL: db.url,
-          LOG_LEVEL: 'silent',
-        });
-        expect(bad.code).toBe(64);
-        expect(bad.stderr).toContain('--email must be an e-mail address');
-      } finally {
-        await server.shutdown();
-      }
-    } finally {
-      await db.drop();
-    }
-  }, 120_000);
+  it('mints an API key for a new user with a role in a company', async () => {
+    const keys = await run(
+      ['src/cli.ts', 'keys', 'create', '--email', 'ops@example.test', '--company', companyId, '--role', 'developer'],
+      env,
+    );
+    expect(keys.code, keys.stderr).toBe(0);
+    const key = keys.stdout.trim().split('\n').at(-1)!;
+    const me = await get(server, '/api/public/users/me', { 'x-api-key': key });
+    expect(me.body).toMatchObject({ email: 'ops@example.test', role: 'developer', active_company_id: companyId });
+  });
+
+  it('mints a chat token of the only company', async () => {
+    const tokens = await run(['src/cli.ts', 'tokens', 'create', '--name', 'widget'], env);
+    expect(tokens.code, tokens.stderr).toBe(0);
+    const token = tokens.stdout.trim().split('\n').at(-1)!;
+    expect(await server.container.identity.authenticateChatToken(token)).toMatchObject({ companyId });
+  });
+
+  it('refuses a key for a bad e-mail address with 64', async () => {
+    const bad = await run(['src/cli.ts', 'keys', 'create', '--email', 'nope'], env);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain('--email must be an e-mail address');
+  });
 });

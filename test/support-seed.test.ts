@@ -8,15 +8,16 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
+import { childEnv } from './helpers/processes.js';
 import { createScratchDatabase } from './helpers/scratch-db.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-function run(args: string[], env: Record<string, string>, timeoutMs = 120_000) {
+function run(args: string[], env: Record<string, string>, timeoutMs = 25_000) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: childEnv(env),
     });
     let stdout = '';
     let stderr = '';
@@ -102,15 +103,13 @@ describe('switchboard seed --demo', () => {
     expect((await get(tenant, `/customer-support?${cut}&limit=1`)).total).toBe(exact[0]!.total);
   });
 
-  it('refuses bad arguments', async () => {
-    const missing = await run(['seed'], env);
-    expect(missing.code).toBe(64);
-    expect(missing.stderr).toContain('--demo');
-    const bad = await run(['seed', '--demo', '--company', 'Replay Co', '--queries', 'lots'], env);
-    expect(bad.code).toBe(64);
-    expect(bad.stderr).toContain('--queries');
-    const unknown = await run(['seed', '--demo', '--company', 'Nobody Inc'], env);
-    expect(unknown.code).toBe(64);
-    expect(unknown.stderr).toContain('No company');
+  it.each([
+    [['seed'], '--demo'],
+    [['seed', '--demo', '--company', 'Replay Co', '--queries', 'lots'], '--queries'],
+    [['seed', '--demo', '--company', 'Nobody Inc'], 'No company'],
+  ])('refuses %j with 64, naming %s', async (args, named) => {
+    const refused = await run(args, env);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain(named);
   });
 });

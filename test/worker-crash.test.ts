@@ -21,6 +21,7 @@ import { control, createAgent, createDeployment, logsOf } from './helpers/deploy
 import { createTenant } from './helpers/factories.js';
 import { conceptVector } from './knowledge/embeddings-peer.js';
 import { uploadArticle } from './knowledge/helpers.js';
+import { childEnv } from './helpers/processes.js';
 import { createScratchDatabase } from './helpers/scratch-db.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -72,7 +73,7 @@ interface Worker {
 function startWorker(env: Record<string, string>): Worker {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: childEnv(env),
   });
   let output = '';
   let markReady: () => void = () => undefined;
@@ -87,7 +88,7 @@ function startWorker(env: Record<string, string>): Worker {
 }
 
 async function waitFor<T>(what: string, read: () => Promise<T | undefined>, worker?: Worker): Promise<T> {
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 25_000;
   for (;;) {
     const value = await read();
     if (value !== undefined) return value;
@@ -109,7 +110,7 @@ beforeAll(async () => {
   embeddings = await startHeldEmbeddings();
   // The API side, without workers, on the workers' queue.
   t = await createTestApp({ DATABASE_URL: scratch.url, JOBS_SCHEMA, EMBEDDINGS_PROVIDER: 'none' });
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const worker of workers) {
@@ -119,7 +120,7 @@ afterAll(async () => {
   await t?.close();
   await embeddings?.close();
   await scratch?.drop();
-}, 60_000);
+});
 
 describe('a worker process killed mid-task', () => {
   it('leaves nothing behind: a restarted worker finishes the ingestion and the roll-out', async () => {
@@ -266,5 +267,5 @@ describe('a worker process killed mid-task', () => {
 
     second.child.kill('SIGTERM');
     await second.exited;
-  }, 120_000);
+  });
 });

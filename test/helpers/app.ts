@@ -1,6 +1,7 @@
 /**
  * A real app on the run's database: buildApp over a real container, driven with app.inject.
- * `env` overrides configuration the way the environment would.
+ * `env` overrides configuration the way the environment would. SECRET_KEY is the run's (see
+ * test/global-setup.ts): a test app never writes DATA_DIR/secret.key.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -31,6 +32,7 @@ export async function createTestApp(
     RUN_WORKERS: 'false',
     DATABASE_URL: databaseUrl,
     JOBS_SCHEMA: jobsSchema,
+    SECRET_KEY: inject('secretKey'),
     ...env,
   });
   const container = createContainer({ config, databaseUrl, log: pino({ level: env.LOG_LEVEL ?? 'silent' }) });

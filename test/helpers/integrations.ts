@@ -33,6 +33,7 @@ export async function createLoggedTestApp(env: Record<string, string> = {}): Pro
     RUN_WORKERS: 'false',
     DATABASE_URL: databaseUrl,
     JOBS_SCHEMA: `jobs_${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+    SECRET_KEY: inject('secretKey'),
     ...env,
   });
   const log = pino({ level: 'trace' }, sink);

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
+import { inject } from 'vitest';
 
 export interface Started {
   child: ChildProcess;
@@ -10,6 +11,11 @@ export interface Started {
   exited: Promise<number | null>;
   /** Exited. */
   ended: Promise<number | null>;
+}
+
+/** A child's environment: this process's, the run's SECRET_KEY (no DATA_DIR/secret.key is written), then `env`. */
+export function childEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, SECRET_KEY: inject('secretKey'), ...env };
 }
 
 export function start(command: string, args: string[], options: SpawnOptions): Started {
@@ -22,7 +28,11 @@ export function start(command: string, args: string[], options: SpawnOptions): S
   return { child, output: () => output, exited, ended };
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000) {
+/** A wait inside a beforeAll (hookTimeout 60 s): a first start of an embedded PostgreSQL on a loaded machine. */
+export const HOOK_WAIT_MS = 50_000;
+
+/** Polls `check` every 100 ms until it holds; throws after `timeoutMs` (in a test, keep it ≤ 25 s). */
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 25_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await check()) return;
@@ -32,7 +42,7 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
 }
 
 /** The URL a started service logs once listening (pino JSON lines). */
-export async function listeningUrl(started: Started, timeoutMs = 90_000): Promise<string> {
+export async function listeningUrl(started: Started, timeoutMs = 25_000): Promise<string> {
   let url: string | undefined;
   await waitFor(
     () => {

@@ -138,7 +138,7 @@ beforeAll(async () => {
     expect((await waitForTask(t, tenant.headers, upload.task_id)).status).toBe('completed');
     documents[article.key] = upload.document_id.replace(/^doc_/, '');
   }
-}, 60_000);
+});
 afterAll(async () => t?.close());
 
 /**
