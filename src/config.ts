@@ -136,6 +136,8 @@ export interface ChatConfig {
   streamResumeMs: number;
   /** The `retry:` field of chat streams: the reconnection delay clients are asked to use. */
   streamRetryMs: number;
+  /** CHAT_MAX_TOOL_STEPS: model steps of one turn that may call tools (the step after them answers). */
+  maxToolSteps: number;
 }
 
 const LLM_PROVIDER_TYPES = ['openai', 'anthropic', 'openai-compatible'] as const;
@@ -453,6 +455,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxAudioBytes: int(env, 'CHAT_MAX_AUDIO_BYTES', 25 * 1024 * 1024, 1024, 500 * 1024 * 1024),
       streamResumeMs: int(env, 'CHAT_STREAM_RESUME_MS', 15_000, 0, 600_000),
       streamRetryMs: int(env, 'CHAT_STREAM_RETRY_MS', 3000, 0, 600_000),
+      maxToolSteps: int(env, 'CHAT_MAX_TOOL_STEPS', 5, 0, 50),
     },
     knowledge: knowledgeConfig(env),
     speech: speechConfig(env),

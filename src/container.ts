@@ -170,6 +170,11 @@ export function createContainer(options: ContainerOptions): Container {
     notifications,
     deployments,
     speech: speechFromConfig(config.speech),
+    // The integrations module is built below; its tools are read when a turn runs.
+    tools: {
+      forAgent: (companyId, agent) => integrations.agentTools.forAgent(companyId, agent),
+      run: (companyId, tool, input, signal) => integrations.agentTools.run(companyId, tool, input, signal),
+    },
     queue,
     mailer,
     serving,

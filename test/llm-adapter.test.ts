@@ -1,7 +1,7 @@
 /** The AI SDK adapter against local servers that speak the OpenAI and Anthropic protocols. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAiSdkLanguageModels } from '../src/adapters/ai-sdk/ai-sdk-llm.js';
-import { LlmError, type LlmMessage } from '../src/ports/llm.js';
+import { LlmError, type LlmMessage, type LlmStreamPart } from '../src/ports/llm.js';
 import { startFakeAnthropic } from './helpers/fake-anthropic.js';
 import { startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 
@@ -18,8 +18,8 @@ const messages: LlmMessage[] = [
   { role: 'user', content: 'Bye?' },
 ];
 
-async function collect(stream: AsyncIterable<string>) {
-  const deltas: string[] = [];
+async function collect(stream: AsyncIterable<LlmStreamPart>) {
+  const deltas: LlmStreamPart[] = [];
   for await (const delta of stream) deltas.push(delta);
   return deltas;
 }
@@ -98,7 +98,7 @@ describe('AI SDK adapter', () => {
         providers: [{ name: 'p', type: 'openai', apiKey: 'sk-x', baseUrl: openai.url, models: [] }],
       });
       openai.reply = () => ({ tokens: ['a', 'b', 'c', 'd'], ...failure });
-      const deltas: string[] = [];
+      const deltas: LlmStreamPart[] = [];
       const error = await (async () => {
         for await (const delta of llm.stream({
           model: 'p:m1',
@@ -121,7 +121,7 @@ describe('AI SDK adapter', () => {
     openai.reply = () => ({ tokens: ['first', 'never'], hangAfter: 1 });
     const abortedBefore = openai.aborted;
     const controller = new AbortController();
-    const deltas: string[] = [];
+    const deltas: LlmStreamPart[] = [];
     for await (const delta of llm.stream({ model: 'p:m1', messages, temperature: 0, signal: controller.signal })) {
       deltas.push(delta);
       controller.abort();

@@ -5,9 +5,34 @@
  */
 
 export interface LlmMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** An assistant message: the tools it called (its `content` is the text said before them). */
+  toolCalls?: LlmToolCall[];
+  /** A tool message: the call it answers (`content` is the result, data the model must not obey). */
+  toolCallId?: string;
+  toolName?: string;
+  /** A tool message: the call failed (`content` says why). */
+  isError?: boolean;
 }
+
+/** A tool the model may call: a name unique in the request ([a-zA-Z0-9_-], ≤ 64), a description, a JSON schema. */
+export interface LlmTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** The model asks for a tool to run. `input` is its parsed JSON, or null when it was not a JSON object. */
+export interface LlmToolCall {
+  type: 'tool-call';
+  id: string;
+  name: string;
+  input: Record<string, unknown> | null;
+}
+
+/** What a stream yields: text deltas (strings) and, when the request offers tools, tool calls. */
+export type LlmStreamPart = string | LlmToolCall;
 
 export interface LlmRequest {
   /** `<provider>:<model>`. */
@@ -17,6 +42,10 @@ export interface LlmRequest {
   temperature: number;
   /** Aborting it cancels the upstream request. */
   signal: AbortSignal;
+  /** Tools the model may call (none: a plain reply). */
+  tools?: LlmTool[];
+  /** `none`: the tools stay declared (earlier calls in the messages refer to them) but may not be called. */
+  toolChoice?: 'auto' | 'none';
   /** Called once with the tokens of the call when the provider reports them (not every provider does). */
   onUsage?: (usage: LlmUsage) => void;
 }
@@ -49,8 +78,9 @@ export interface LanguageModels {
    */
   checkModel(model: string): string | null;
   /**
-   * Streams the reply as text deltas in the order the provider produces them. Throws LlmError
-   * (from the iterator) when the provider fails, and stops when `signal` aborts.
+   * Streams the reply as text deltas in the order the provider produces them, and the tool calls
+   * the model makes (each whole, once its input is complete). Throws LlmError (from the
+   * iterator) when the provider fails, and stops when `signal` aborts.
    */
-  stream(request: LlmRequest): AsyncIterable<string>;
+  stream(request: LlmRequest): AsyncIterable<LlmStreamPart>;
 }

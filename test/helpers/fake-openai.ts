@@ -19,13 +19,28 @@ export interface FakeReply {
   errorAfter?: number;
   /** After this many tokens, drop the connection. */
   resetAfter?: number;
+  /**
+   * Tool calls after the tokens, streamed as OpenAI does: a first `tool_calls` delta with the
+   * call's id, type and name, then its `arguments` JSON in pieces; finish_reason `tool_calls`.
+   */
+  toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> | string }[];
+}
+
+export interface ChatCompletionMessage {
+  role: string;
+  /** null on an assistant message that only calls tools. */
+  content: string;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
 }
 
 export interface ChatCompletionRequest {
   model: string;
-  messages: { role: string; content: string }[];
+  messages: ChatCompletionMessage[];
   temperature?: number;
   stream?: boolean;
+  tools?: { type: 'function'; function: { name: string; description?: string; parameters: unknown } }[];
+  tool_choice?: unknown;
 }
 
 export interface FakeOpenAi {
@@ -41,6 +56,37 @@ async function readJson(request: IncomingMessage): Promise<ChatCompletionRequest
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   return JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatCompletionRequest;
+}
+
+/**
+ * What OpenAI refuses with a 400 in a conversation with tools: an assistant message with
+ * `tool_calls` not followed by one `tool` message per call id, a tool message answering no call,
+ * a tool name that breaks ^[a-zA-Z0-9_-]{1,64}$.
+ */
+function toolProblem(body: ChatCompletionRequest): string | null {
+  for (const tool of body.tools ?? []) {
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.function?.name ?? ''))
+      return `Invalid 'tools[].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`;
+  }
+  for (let index = 0; index < body.messages.length; index++) {
+    const message = body.messages[index]!;
+    if (message.role === 'tool') {
+      const previous = body.messages
+        .slice(0, index)
+        .reverse()
+        .find((candidate) => candidate.role !== 'tool');
+      if (!previous?.tool_calls?.some((call) => call.id === message.tool_call_id))
+        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+    }
+    if (message.role !== 'assistant' || !message.tool_calls?.length) continue;
+    const answered = new Set<string>();
+    for (let next = index + 1; next < body.messages.length && body.messages[next]!.role === 'tool'; next++)
+      answered.add(body.messages[next]!.tool_call_id ?? '');
+    const missing = message.tool_calls.filter((call) => !answered.has(call.id)).map((call) => call.id);
+    if (missing.length)
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(', ')}`;
+  }
+  return null;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,6 +105,14 @@ export async function startFakeOpenAi(
     const body = await readJson(request);
     fake.requests.push(body);
     const script = fake.reply(body);
+    const problem = toolProblem(body);
+    if (problem) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ error: { message: problem, type: 'invalid_request_error', param: 'messages', code: null } }),
+      );
+      return;
+    }
     if (script.status) {
       response.writeHead(script.status, { 'content-type': 'application/json' });
       response.end(
@@ -101,7 +155,23 @@ export async function startFakeOpenAi(
       if (response.destroyed) return;
       response.write(frame({ content: token }, null));
     }
-    response.write(frame({}, 'stop'));
+    const calls = script.toolCalls ?? [];
+    for (const [index, call] of calls.entries()) {
+      const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+      const callId = call.id ?? `call_${Math.random().toString(36).slice(2, 12)}`;
+      response.write(
+        frame(
+          {
+            tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }],
+          },
+          null,
+        ),
+      );
+      // The arguments arrive in pieces, as the API streams them.
+      for (let at = 0; at < args.length; at += 7)
+        response.write(frame({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 7) } }] }, null));
+    }
+    response.write(frame({}, calls.length ? 'tool_calls' : 'stop'));
     response.write(
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: { prompt_tokens: 10, completion_tokens: tokens.length, total_tokens: 10 + tokens.length } })}\n\n`,
     );

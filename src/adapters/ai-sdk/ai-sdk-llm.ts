@@ -11,9 +11,15 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, type LanguageModelV3, type LanguageModelV3Prompt } from '@ai-sdk/provider';
+import {
+  APICallError,
+  type LanguageModelV3,
+  type LanguageModelV3CallOptions,
+  type LanguageModelV3Prompt,
+  type LanguageModelV3ToolResultPart,
+} from '@ai-sdk/provider';
 import type { LlmProviderConfig } from '../../config.js';
-import { LlmError, type LanguageModels, type LlmRequest } from '../../ports/llm.js';
+import { LlmError, type LanguageModels, type LlmRequest, type LlmToolCall } from '../../ports/llm.js';
 
 type ModelFactory = (modelId: string) => LanguageModelV3;
 
@@ -62,8 +68,12 @@ function toLlmError(error: unknown): LlmError {
   return new LlmError(`The language model provider failed: ${message}`, true);
 }
 
-/** Instructions go in the system part, never among the conversation's messages. */
-function toPrompt(request: LlmRequest): LanguageModelV3Prompt {
+/**
+ * Instructions go in the system part, never among the conversation's messages. An assistant
+ * message carries its tool calls; consecutive tool results go in one tool message (the order
+ * the providers expect: every call of a step answered before the next step).
+ */
+export function toPrompt(request: Pick<LlmRequest, 'messages'>): LanguageModelV3Prompt {
   const system = request.messages
     .filter((message) => message.role === 'system')
     .map((message) => message.content)
@@ -71,10 +81,54 @@ function toPrompt(request: LlmRequest): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = system ? [{ role: 'system', content: system }] : [];
   for (const message of request.messages) {
     if (message.role === 'user') prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
-    else if (message.role === 'assistant')
-      prompt.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
+    else if (message.role === 'assistant') {
+      const calls = (message.toolCalls ?? []).map((call) => ({
+        type: 'tool-call' as const,
+        toolCallId: call.id,
+        toolName: call.name,
+        input: call.input ?? {},
+      }));
+      const text = message.content ? [{ type: 'text' as const, text: message.content }] : [];
+      prompt.push({ role: 'assistant', content: [...text, ...calls] });
+    } else if (message.role === 'tool') {
+      const part: LanguageModelV3ToolResultPart = {
+        type: 'tool-result',
+        toolCallId: message.toolCallId ?? '',
+        toolName: message.toolName ?? '',
+        output: { type: message.isError ? 'error-text' : 'text', value: message.content },
+      };
+      const last = prompt[prompt.length - 1];
+      if (last?.role === 'tool') last.content.push(part);
+      else prompt.push({ role: 'tool', content: [part] });
+    }
   }
   return prompt;
+}
+
+/** The request's tools as function tools of the AI SDK specification (none: a plain reply). */
+export function toTools(request: Pick<LlmRequest, 'tools' | 'toolChoice'>): Partial<LanguageModelV3CallOptions> {
+  if (!request.tools?.length) return {};
+  return {
+    tools: request.tools.map((tool) => ({
+      type: 'function' as const,
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema as never,
+    })),
+    toolChoice: { type: request.toolChoice ?? 'auto' },
+  };
+}
+
+/** A provider's tool call (input as JSON text) as the port's: the parsed object, or null. */
+export function toToolCall(part: { toolCallId: string; toolName: string; input: string }): LlmToolCall {
+  let input: Record<string, unknown> | null = null;
+  try {
+    const parsed: unknown = JSON.parse(part.input || '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) input = parsed as Record<string, unknown>;
+  } catch {
+    input = null;
+  }
+  return { type: 'tool-call', id: part.toolCallId, name: part.toolName, input };
 }
 
 export interface AiSdkOptions {
@@ -125,12 +179,17 @@ export function createAiSdkLanguageModels(options: AiSdkOptions): LanguageModels
       if (!entry) throw new LlmError(`Model provider "${providerName}" is not configured`, false);
       const { signal } = request;
       try {
-        const { stream } = await entry
-          .model(modelId)
-          .doStream({ prompt: toPrompt(request), temperature: request.temperature, abortSignal: signal });
+        const { stream } = await entry.model(modelId).doStream({
+          prompt: toPrompt(request),
+          temperature: request.temperature,
+          abortSignal: signal,
+          ...toTools(request),
+        });
         for await (const part of stream) {
           if (part.type === 'text-delta') {
             if (part.delta) yield part.delta;
+          } else if (part.type === 'tool-call') {
+            if (!part.providerExecuted) yield toToolCall(part);
           } else if (part.type === 'error') {
             throw toLlmError(part.error);
           } else if (part.type === 'finish') {

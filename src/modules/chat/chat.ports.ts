@@ -35,7 +35,7 @@ export interface AgentNotifier {
     input: {
       companyId: string;
       senderId: null;
-      notificationType: 'agent_action' | 'tool_usage' | 'email_sent';
+      notificationType: 'agent_action' | ToolNotification;
       category: 'agent';
       priority: 'low' | 'medium' | 'high' | 'urgent';
       title: string;
@@ -55,4 +55,42 @@ export interface ChatDeployments {
 export interface ChatSpeech {
   stt: SpeechToText | null;
   reason: string | null;
+}
+
+/** The team-notification type a tool call writes (DESIGN §10). */
+export type ToolNotification = 'email_sent' | 'slack_message' | 'api_call' | 'tool_usage';
+
+/** One tool an agent may call, as offered to the model (its secrets stay with the integration). */
+export interface AgentTool {
+  /** Unique among the agent's tools, provider-safe: [a-zA-Z0-9_-], at most 64 characters. */
+  name: string;
+  description: string;
+  /** JSON schema of the input. */
+  inputSchema: Record<string, unknown>;
+  integrationId: string;
+  /** The integration's type (`slack`) and the connector's tool (`post_message`). */
+  integrationType: string;
+  tool: string;
+  notification: ToolNotification;
+}
+
+/** What a tool call gave: data for the model or the rule and one line for people; or why it failed. */
+export type AgentToolResult =
+  { ok: true; summary: string; data: unknown } | { ok: false; summary: string; retryable: boolean };
+
+/** The tools of an agent's integrations and their calls (the integrations module implements it). */
+export interface AgentTools {
+  /** The tools of the agent's active integrations (its integration_ids and those linked to it). */
+  forAgent(companyId: string, agent: { id: string; integration_ids: readonly string[] }): Promise<AgentTool[]>;
+  /**
+   * Runs one call: the input checked against the tool's schema, the integration's secrets opened
+   * for the call only, bounded by the integration time limit and `signal`. Never throws for a
+   * vendor's failure (`ok: false`, with words that hold no secret).
+   */
+  run(
+    companyId: string,
+    tool: AgentTool,
+    input: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<AgentToolResult>;
 }

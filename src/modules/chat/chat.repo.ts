@@ -115,6 +115,8 @@ export interface NewMessage {
   role: 'user' | 'assistant';
   content: string;
   citations?: Citation[];
+  /** The turn's tool calls (an assistant message). */
+  toolCalls?: object[];
   model?: string | null;
   was_resolved?: boolean | null;
   response_time_ms?: number | null;
@@ -133,6 +135,7 @@ export async function appendMessages(db: Executor, companyId: string, conversati
         role: message.role,
         content: message.content,
         citations: JSON.stringify(message.citations ?? []),
+        tool_calls: JSON.stringify(message.toolCalls ?? []),
         model: message.model ?? null,
         was_resolved: message.was_resolved ?? null,
         response_time_ms: message.response_time_ms ?? null,

@@ -40,6 +40,8 @@ export interface ConversationMessagesTable {
   role: 'user' | 'assistant';
   content: string;
   citations: ColumnType<Citation[], string | undefined, string>;
+  /** The turn's tool calls (migration 0042; chat.tools.ts `ToolAction`). */
+  tool_calls: ColumnType<Record<string, unknown>[], string | undefined, string>;
   model: string | null;
   was_resolved: boolean | null;
   response_time_ms: number | null;

@@ -21,6 +21,8 @@ import type { AgentNotifier, ChatDeployments, ChatSpeech, SupportRecorder } from
 import * as repo from './chat.repo.js';
 import type { KbPassage } from './chat.kb-responder.js';
 import type { ChatRuntime, TurnOutcome } from './chat.runtime.js';
+import { notifyToolCalls, toolChunk } from './chat.tool-records.js';
+import type { ToolAction } from './chat.tools.js';
 import type { AudioPart, ChatForm, StreamEvent } from './chat.schemas.js';
 import { checkAgentAllowed } from './chat.service.js';
 
@@ -229,6 +231,7 @@ export function createTurns(deps: TurnsDeps) {
           role: 'assistant',
           content: outcome.text,
           citations: outcome.citations,
+          toolCalls: outcome.actions,
           model: outcome.model,
           was_resolved: outcome.resolved,
           response_time_ms: elapsed,
@@ -242,14 +245,26 @@ export function createTurns(deps: TurnsDeps) {
           resolved: outcome.resolved,
           escalated: outcome.escalated,
           ...(outcome.resolved ? { resolution: outcome.text.slice(0, 2000) } : {}),
-          toolsUsed: outcome.retrieved > 0 ? ['knowledge_base'] : [],
-          agentActions: 1,
+          toolsUsed: [
+            ...(outcome.retrieved > 0 ? ['knowledge_base'] : []),
+            ...outcome.actions.map((action) => action.tool),
+          ],
+          agentActions: 1 + outcome.actions.length,
         });
       }
       if (deps.notifications && finish === 'stop' && !outcome.resolved)
         await notifyUnresolved(trx, turn, outcome, queryId, elapsed);
+      if (deps.notifications && outcome.actions.length)
+        await notifyToolCalls(deps.notifications, trx, {
+          companyId: caller.companyId,
+          agent: turn.agent,
+          queryId,
+          actions: outcome.actions,
+        });
       const contact = toEscalation(turn.agent.escalation).contact_email;
-      if (deps.queue && finish === 'stop' && outcome.escalated && contact) {
+      // An e-mail the agent already sent through its own integration is not sent again.
+      const mailed = outcome.actions.some((action) => action.notification === 'email_sent' && action.status === 'ok');
+      if (deps.queue && finish === 'stop' && outcome.escalated && contact && !mailed) {
         const job: EscalationEmailJob = {
           companyId: caller.companyId,
           conversationId: conversation.id,
@@ -414,6 +429,7 @@ export function createTurns(deps: TurnsDeps) {
       signal.addEventListener('abort', () => turn.retrievalAbort.abort(), { once: true });
       const conversationId = turn.conversation.id;
       let text = '';
+      const actions: ToolAction[] = [];
       let outcome: TurnOutcome | null = null;
       let failure: unknown = null;
       try {
@@ -431,6 +447,10 @@ export function createTurns(deps: TurnsDeps) {
             emit({ type: 'agent_text_chunk', content: delta });
           },
           turn.retrieval ?? undefined,
+          (action) => {
+            actions.push(action);
+            emit(toolChunk(action));
+          },
         );
         // The model stops quietly when its signal aborts; past the time limit that is a failure.
         if (signal.aborted && !clientSignal.aborted)
@@ -451,12 +471,25 @@ export function createTurns(deps: TurnsDeps) {
       // support query records it as `knowledge_base` in tools_used); tools the model calls will
       // count with their own names and outcome.
       if (outcome && outcome.retrieved > 0) deps.metrics?.toolCalls.inc({ tool: 'knowledge_base', outcome: 'ok' });
+      for (const action of actions) {
+        deps.metrics?.toolCalls.inc({
+          tool: `${action.integration_type}.${action.connector_tool}`,
+          outcome: action.status === 'ok' ? 'ok' : 'error',
+        });
+      }
       const elapsed = clock.now().getTime() - turn.startedAt;
       const final =
         finish === 'stop' && outcome
           ? outcome
-          : { text, citations: [], resolved: false, escalated: false, retrieved: 0, model: turn.agent.model };
+          : { text, citations: [], resolved: false, escalated: false, retrieved: 0, model: turn.agent.model, actions };
       const messageId = turn.query ? await saveTurn(turn, final, finish, elapsed) : null;
+      const failed = actions.filter((action) => action.status === 'failed');
+      if (turn.deploymentId && deps.deployments && failed.length) {
+        for (const action of failed)
+          await deps.deployments
+            .logEvent(turn.deploymentId, 'warning', `Tool ${action.tool} failed: ${action.summary}`)
+            .catch(() => undefined);
+      }
       if (turn.deploymentId && deps.deployments && finish === 'error') {
         await deps.deployments
           .logEvent(

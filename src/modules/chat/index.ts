@@ -7,7 +7,14 @@ import type { JobQueue } from '../../jobs/queue.js';
 import type { LanguageModels } from '../../ports/llm.js';
 import type { Mailer } from '../../ports/mailer.js';
 import { createEscalationMailer } from './chat.escalation.js';
-import type { AgentNotifier, ChatDeployments, ChatSpeech, KnowledgeSearch, SupportRecorder } from './chat.ports.js';
+import type {
+  AgentNotifier,
+  AgentTools,
+  ChatDeployments,
+  ChatSpeech,
+  KnowledgeSearch,
+  SupportRecorder,
+} from './chat.ports.js';
 import { createChatRuntime } from './chat.runtime.js';
 import { createResume } from './chat.resume.js';
 import { createConversationsService } from './chat.service.js';
@@ -18,6 +25,7 @@ export type { ServingRecord } from './chat.turns.js';
 export { chatJobs } from './chat.escalation.js';
 export { chatRoutes } from './chat.routes.js';
 export { Conversation, Message } from './chat.schemas.js';
+export type { AgentTool, AgentToolResult, AgentTools } from './chat.ports.js';
 
 export interface ChatModuleDeps {
   db: Db;
@@ -29,6 +37,8 @@ export interface ChatModuleDeps {
   notifications?: AgentNotifier | null;
   deployments?: ChatDeployments | null;
   speech?: ChatSpeech | null;
+  /** The tools of an agent's integrations (the integrations module). */
+  tools?: AgentTools | null;
   /** Escalation e-mails are jobs (sent with the turn) that go through the mailer. */
   queue?: Pick<JobQueue, 'send'> | null;
   mailer?: Pick<Mailer, 'send'> | null;
@@ -50,6 +60,8 @@ export function createChatModule(deps: ChatModuleDeps) {
     llm: deps.llm,
     knowledge: deps.knowledge ?? null,
     retrievalTopK: deps.config.retrievalTopK,
+    tools: deps.tools ?? null,
+    maxToolSteps: deps.config.maxToolSteps,
   });
   const notifications = deps.notifications ?? null;
   const streams = createStreamHub({

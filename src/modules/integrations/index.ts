@@ -5,6 +5,7 @@
 import type { Db } from '../../db/database.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { ConnectorDefinition } from '../../ports/connectors.js';
+import { createAgentTools } from './integrations.agent-tools.js';
 import { createConnectorRegistry } from './integrations.registry.js';
 import { Integration, IntegrationType } from './integrations.schemas.js';
 import { createIntegrationSecrets } from './integrations.secrets.js';
@@ -12,6 +13,7 @@ import { createIntegrationsService, type IntegrationsDeps } from './integrations
 
 export { integrationsRoutes } from './integrations.routes.js';
 export type { ConnectorRegistry } from './integrations.registry.js';
+export type { AgentToolsService, IntegrationTool, IntegrationToolResult } from './integrations.agent-tools.js';
 export type { IntegrationsService } from './integrations.service.js';
 
 /** Schemas with an $id that routes reference (the app adds them to the OpenAPI components). */
@@ -25,14 +27,17 @@ export function createIntegrationsModule(deps: {
   log: IntegrationsDeps['log'];
 }) {
   const registry = createConnectorRegistry(deps.connectors);
+  const secrets = createIntegrationSecrets(deps.box);
   const service = createIntegrationsService({
     db: deps.db,
     registry,
-    secrets: createIntegrationSecrets(deps.box),
+    secrets,
     timeoutMs: deps.timeoutMs,
     log: deps.log,
   });
-  return Object.assign(service, { registry });
+  /** The tools of an agent's integrations and their calls (the chat runtime's AgentTools). */
+  const agentTools = createAgentTools({ db: deps.db, registry, secrets, timeoutMs: deps.timeoutMs, log: deps.log });
+  return Object.assign(service, { registry, agentTools });
 }
 
 export type IntegrationsModule = ReturnType<typeof createIntegrationsModule>;

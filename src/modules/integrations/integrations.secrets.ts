@@ -28,6 +28,19 @@ export function maskSecret(value: unknown): string {
   return text.length >= MIN_LENGTH_FOR_HINT ? `${MASK}${text.slice(-4)}` : MASK;
 }
 
+/** `text` with every secret value of the config (at least 4 characters) replaced by its mask. */
+export function scrubSecrets(text: string, clear: Record<string, unknown>, secretKeys: readonly string[]): string {
+  let result = text;
+  for (const key of secretKeys) {
+    const value = clear[key];
+    const values = typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value) : [];
+    for (const secret of values) {
+      if (typeof secret === 'string' && secret.length >= 4) result = result.split(secret).join(maskSecret(secret));
+    }
+  }
+  return result;
+}
+
 /** Whether a value sent by a client is a masked one (never stored as a secret). */
 export function looksMasked(value: unknown): boolean {
   return typeof value === 'string' && value.startsWith(MASK);
