@@ -154,6 +154,8 @@ export function createContainer(options: ContainerOptions): Container {
     queue,
     notifications,
     knowledge,
+    // The integrations module is built below; the roll-out runs the live check when a job runs.
+    integrations: { checkIntegration: (companyId, id) => integrations.check(companyId, id) },
     publicBaseUrl: config.publicBaseUrl,
     log: log.child({ module: 'deployments' }),
     servingChanged: () => serving.clear(),

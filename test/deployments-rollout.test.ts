@@ -1,6 +1,7 @@
 /**
  * The roll-out job with real pg-boss workers: a start moves to deploying, the job checks the
- * agent, its knowledge and its integrations, logging each step, and ends active or failed with
+ * agent, its knowledge and its integrations (present, active, passing their live check against
+ * the Slack peer), logging each step, and ends active or failed with
  * the reason. Also: a roll-out overtaken by stop (and restart) leaves the newer attempt alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,19 +9,31 @@ import { deleteAgent, updateAgent } from '../src/modules/agents/agents.repo.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { control, createAgent, createDeployment, logsOf, waitForRollout } from './helpers/deployments.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
+import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
+import { integrationsApi } from './helpers/integrations.js';
 
 let t: TestApp;
+let slack: FakeSlack;
 beforeAll(async () => {
-  t = await createTestApp({ RUN_WORKERS: 'true' });
+  [t, slack] = await Promise.all([
+    createTestApp({ RUN_WORKERS: 'true', ALLOW_PRIVATE_URLS: 'true' }),
+    startFakeSlack(),
+  ]);
 });
-afterAll(async () => t.close());
+afterAll(async () => {
+  await t.close();
+  await slack.close();
+});
 
+/** A Slack integration against the Slack peer (its live check, run by the roll-out, passes). */
 async function integration(tenant: TestTenant, fields: { name: string; is_active: boolean; agent_id?: string }) {
-  return t.container.db
-    .insertInto('integrations')
-    .values({ company_id: tenant.companyId, type: 'custom_api', config: {}, created_by: tenant.userId, ...fields })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const created = await integrationsApi(t.app, tenant).create({
+    ...fields,
+    type: 'slack',
+    config: { bot_token: slack.token, channel: '#support', base_url: slack.baseUrl },
+  });
+  expect(created.statusCode).toBe(201);
+  return created.json() as { id: string };
 }
 
 async function startAndWait(tenant: TestTenant, id: string) {
@@ -60,6 +73,9 @@ describe('roll-out', () => {
       "warning: Agent 'Support agent' does not list fr among its languages (en,ar)",
       'info: Agent uses no knowledge collections',
       'info: 1 integration(s) active: Help desk',
+      expect.stringMatching(
+        /^info: Integration 'Help desk' \(slack\) passed its live check in \d+ ms: Connected to Slack workspace Acme as switchboard$/,
+      ),
       `info: Deployment is active: deploying → active (serving agent:${agent.id}:web:us-east)`,
     ]);
     const notes = await deploymentNotifications(tenant, deployment.id);

@@ -28,3 +28,18 @@ export interface CollectionsReadiness {
     collectionIds: string[],
   ): Promise<{ missing: readonly string[]; processing: readonly string[]; failed: readonly string[] }>;
 }
+
+/** The outcome of an integration's live check (the integrations module's `POST …/test`). */
+export interface IntegrationCheckResult {
+  ok: boolean;
+  /** What the check found, or why it failed (the vendor's words, secrets masked). */
+  detail: string;
+  latency_ms: number;
+  /** False for a kind whose connector makes no vendor calls yet (its check cannot pass). */
+  available: boolean;
+}
+
+export interface IntegrationChecker {
+  /** Runs the live check of one integration of the company; undefined when it does not exist. */
+  checkIntegration(companyId: string, integrationId: string): Promise<IntegrationCheckResult | undefined>;
+}

@@ -10,7 +10,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import { BUILTIN_KB_MODEL, findAgent } from '../agents/index.js';
 import { primaryLanguages } from './deployment-fields.js';
-import type { CollectionsReadiness } from './deployments.ports.js';
+import type { CollectionsReadiness, IntegrationChecker } from './deployments.ports.js';
 import * as repo from './deployments.repo.js';
 import type { LogLevel } from './deployments.tables.js';
 
@@ -27,6 +27,8 @@ export type RolloutOutcome = { ok: true; summary: string } | { ok: false; error:
 export interface RolloutDeps {
   db: Db;
   knowledge: CollectionsReadiness | null;
+  /** The integrations' live check; null: not wired (the checks are skipped with a warning). */
+  integrations: IntegrationChecker | null;
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -131,7 +133,7 @@ async function checkDeployment(deps: RolloutDeps, row: repo.DeploymentRow, step:
   const error =
     (await checkAgent(agent, row, step)) ??
     (await checkCollections(deps.knowledge, agent, row, step)) ??
-    (await checkIntegrations(deps.db, agent, row, step));
+    (await checkIntegrations(deps, agent, row, step));
   return error
     ? { ok: false, error }
     : { ok: true, summary: `serving agent:${row.agent_id}:${row.channel}:${row.region_slug}` };
@@ -200,9 +202,14 @@ async function checkCollections(
   return null;
 }
 
-/** Every integration the agent lists exists in the company, and those it lists or is linked to are active. */
-async function checkIntegrations(db: Db, agent: AgentRow, row: repo.DeploymentRow, step: Step): Check {
-  const integrations = await repo.agentIntegrations(db, row.company_id, agent.id, agent.integration_ids);
+/**
+ * Every integration the agent lists exists in the company, those it lists or is linked to are
+ * active, and each passes its live check (one vendor call each, run outside any transaction): one
+ * log line per integration, and the first failed check fails the roll-out with its words. A kind
+ * whose connector makes no vendor calls yet is logged as a warning and does not fail it.
+ */
+async function checkIntegrations(deps: RolloutDeps, agent: AgentRow, row: repo.DeploymentRow, step: Step): Check {
+  const integrations = await repo.agentIntegrations(deps.db, row.company_id, agent.id, agent.integration_ids);
   const absent = agent.integration_ids.find((id) => !integrations.some((integration) => integration.id === id));
   if (absent) return `Integration ${absent} no longer exists`;
   const inactive = integrations.find((integration) => !integration.is_active);
@@ -213,5 +220,32 @@ async function checkIntegrations(db: Db, agent: AgentRow, row: repo.DeploymentRo
       ? 'Agent uses no integrations'
       : `${integrations.length} integration(s) active: ${integrations.map((i) => i.name).join(', ')}`,
   );
-  return null;
+  if (integrations.length === 0) return null;
+  const checker = deps.integrations;
+  if (!checker) {
+    await step(
+      'warning',
+      `Live checks of ${integrations.length} integration(s) skipped: integrations are not available`,
+    );
+    return null;
+  }
+  const results = await Promise.all(
+    integrations.map((integration) => checker.checkIntegration(row.company_id, integration.id)),
+  );
+  let failure: string | null = null;
+  for (const [index, integration] of integrations.entries()) {
+    const result = results[index];
+    const name = `Integration '${integration.name}' (${integration.type})`;
+    if (!result) {
+      failure ??= `Integration '${integration.name}' (${integration.id}) no longer exists`;
+    } else if (!result.available) {
+      await step('warning', `${name} not checked: its connector makes no vendor calls yet`);
+    } else if (result.ok) {
+      await step('info', `${name} passed its live check in ${result.latency_ms} ms: ${result.detail}`);
+    } else {
+      await step('error', `${name} failed its live check: ${result.detail}`);
+      failure ??= `${name} failed its live check: ${result.detail}`;
+    }
+  }
+  return failure;
 }

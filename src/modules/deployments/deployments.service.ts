@@ -20,7 +20,12 @@ import {
   type DeploymentStatus,
 } from './deployment-state.js';
 import { DeploymentErrors } from './deployments.errors.js';
-import type { CollectionsReadiness, DeploymentNotification, DeploymentNotifier } from './deployments.ports.js';
+import type {
+  CollectionsReadiness,
+  DeploymentNotification,
+  DeploymentNotifier,
+  IntegrationChecker,
+} from './deployments.ports.js';
 import * as repo from './deployments.repo.js';
 import { claimRollout, requeueRollouts, ROLLOUT_JOB, runRollout, type RolloutJob } from './deployments.rollout.js';
 import type {
@@ -41,6 +46,8 @@ export interface DeploymentsDeps {
   publicBaseUrl: string;
   notifications?: DeploymentNotifier | null;
   knowledge?: CollectionsReadiness | null;
+  /** The integrations' live check, run by the roll-out for each linked integration. */
+  integrations?: IntegrationChecker | null;
   log: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;
@@ -177,7 +184,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   const changing = <T>(work: Promise<T>): Promise<T> => work.finally(() => deps.servingChanged?.());
 
-  const rolloutDeps = { db, knowledge: deps.knowledge ?? null, log: deps.log };
+  const rolloutDeps = { db, knowledge: deps.knowledge ?? null, integrations: deps.integrations ?? null, log: deps.log };
   const sendRollout = (trx: Executor, job: RolloutJob, delaySeconds: number) =>
     queue.send(trx, ROLLOUT_JOB, job, delaySeconds ? { startAfterSeconds: delaySeconds } : {});
   /** Runs a claimed roll-out and finishes its transition (active or failed). */

@@ -136,6 +136,43 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
     };
   }
 
+  async function liveCheck(row: repo.IntegrationRow): Promise<IntegrationTestResult & { available: boolean }> {
+    const id = row.id;
+    const definition = definitionOf(row.type);
+    const config = clearConfig(row);
+    const started = now();
+    const latency = () => Math.max(0, Math.round(now() - started));
+    const [problem] = registry.validate(row.type, config);
+    let result: IntegrationTestResult;
+    if (problem) {
+      result = {
+        ok: false,
+        detail: `The stored config is not valid: ${problem.field} ${problem.problem}`,
+        latency_ms: 0,
+      };
+    } else {
+      try {
+        const outcome = await definition.test({ config, signal: AbortSignal.timeout(deps.timeoutMs * 2 + 1000) });
+        result = { ok: true, detail: scrub(outcome.detail, config, definition.secretKeys), latency_ms: latency() };
+      } catch (error) {
+        if (!(error instanceof ConnectorError)) {
+          deps.log.warn(
+            { integration_id: id, type: row.type, error: (error as Error).name },
+            'integration test failed unexpectedly',
+          );
+        }
+        const words =
+          error instanceof ConnectorError ? error.message : `${definition.name}: the check failed unexpectedly`;
+        result = { ok: false, detail: scrub(words, config, definition.secretKeys), latency_ms: latency() };
+      }
+    }
+    deps.log.info(
+      { integration_id: id, type: row.type, ok: result.ok, latency_ms: result.latency_ms },
+      'integration tested',
+    );
+    return { ...result, available: definition.available };
+  }
+
   async function find(context: CompanyContext, id: string) {
     const row = await repo.findIntegration(db, context.companyId, id);
     if (!row) throw AppErrors.notFound('Integration', id);
@@ -217,40 +254,18 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
     /** The live check: one cheap authenticated vendor call. A failure is `ok: false`, never an HTTP error. */
     async test(context: CompanyContext, id: string): Promise<IntegrationTestResult> {
       requireDeveloper(context, 'Testing integrations');
-      const row = await find(context, id);
-      const definition = definitionOf(row.type);
-      const config = clearConfig(row);
-      const started = now();
-      const latency = () => Math.max(0, Math.round(now() - started));
-      const [problem] = registry.validate(row.type, config);
-      let result: IntegrationTestResult;
-      if (problem) {
-        result = {
-          ok: false,
-          detail: `The stored config is not valid: ${problem.field} ${problem.problem}`,
-          latency_ms: 0,
-        };
-      } else {
-        try {
-          const outcome = await definition.test({ config, signal: AbortSignal.timeout(deps.timeoutMs * 2 + 1000) });
-          result = { ok: true, detail: scrub(outcome.detail, config, definition.secretKeys), latency_ms: latency() };
-        } catch (error) {
-          if (!(error instanceof ConnectorError)) {
-            deps.log.warn(
-              { integration_id: id, type: row.type, error: (error as Error).name },
-              'integration test failed unexpectedly',
-            );
-          }
-          const words =
-            error instanceof ConnectorError ? error.message : `${definition.name}: the check failed unexpectedly`;
-          result = { ok: false, detail: scrub(words, config, definition.secretKeys), latency_ms: latency() };
-        }
-      }
-      deps.log.info(
-        { integration_id: id, type: row.type, ok: result.ok, latency_ms: result.latency_ms },
-        'integration tested',
-      );
+      const { available: _available, ...result } = await liveCheck(await find(context, id));
       return result;
+    },
+
+    /**
+     * The same live check for another module (a deployment's roll-out), without a caller's role:
+     * undefined when the company has no such integration; `available` false for a kind whose
+     * connector makes no vendor calls yet.
+     */
+    async check(companyId: string, id: string): Promise<(IntegrationTestResult & { available: boolean }) | undefined> {
+      const row = await repo.findIntegration(db, companyId, id);
+      return row ? liveCheck(row) : undefined;
     },
 
     /**
