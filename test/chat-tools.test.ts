@@ -261,6 +261,10 @@ describe('a model agent calls its integrations’ tools', () => {
     expect(failed.metadata).toMatchObject({ status: 'failed', tool_used: 'shopify_lookup_order' });
     expect(messages[1]!.tool_calls[0]).toMatchObject({ status: 'failed' });
     expect(logs.map((log) => log.message)).toEqual([expect.stringContaining('Tool shopify_lookup_order failed')]);
+    const counted = (await t.container.metrics.toolCalls.get()).values;
+    expect(counted).toContainEqual(
+      expect.objectContaining({ labels: { tool: 'shopify.lookup_order', outcome: 'error' } }),
+    );
     expect(JSON.stringify({ notifications, logs, messages, body: turn.body })).not.toContain(SHOPIFY_BAD_TOKEN);
   });
 });
