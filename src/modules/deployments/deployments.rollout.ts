@@ -1,7 +1,7 @@
 /**
  * The roll-out job: after `start` moved a deployment to deploying, check that it can serve —
  * the agent exists and is complete, its knowledge collections have finished processing, its
- * integrations are active — logging each step, then finish the transition (active or failed)
+ * integrations are active and pass their live check — logging each step, then finish the transition (active or failed)
  * under the row lock. A job only finishes the attempt it was sent for: a deployment stopped and
  * started again meanwhile is left to the newer job. A worker takes an attempt (its worker id on
  * the row) when it fetches the job; if it dies, a sweep hands the attempt back to the queue
