@@ -7,6 +7,8 @@
 import type { ConnectorDefinition } from '../../ports/connectors.js';
 import { customApiConnector } from './custom_api/custom-api.connector.js';
 import { gmailConnector } from './gmail/gmail.connector.js';
+import { createGoogleApi } from './google-api.js';
+import { createGoogleTokens } from './google-auth.js';
 import { googleCalendarConnector } from './google_calendar/google-calendar.connector.js';
 import { hubspotConnector } from './hubspot/hubspot.connector.js';
 import { createConnectorHttp } from './http.js';
@@ -34,6 +36,8 @@ export function createConnectors(options: ConnectorsOptions): {
   close(): Promise<void>;
 } {
   const http = createConnectorHttp(options);
+  const googleTokens = createGoogleTokens(http);
+  const google = createGoogleApi(http, googleTokens);
   const definitions = [
     shopifyConnector(http),
     zendeskConnector(http),
@@ -42,8 +46,8 @@ export function createConnectors(options: ConnectorsOptions): {
     whatsappConnector,
     notionConnector(http),
     odooConnector,
-    googleCalendarConnector,
-    gmailConnector,
+    googleCalendarConnector(google),
+    gmailConnector(google, googleTokens),
     smtpConnector(options),
     customApiConnector,
   ] as ConnectorDefinition[];
