@@ -43,13 +43,13 @@ export function createConnectors(options: ConnectorsOptions): {
     zendeskConnector(http),
     hubspotConnector(http),
     slackConnector(http),
-    whatsappConnector,
+    whatsappConnector(http),
     notionConnector(http),
-    odooConnector,
+    odooConnector(http),
     googleCalendarConnector(google),
     gmailConnector(google, googleTokens),
     smtpConnector(options),
-    customApiConnector,
+    customApiConnector(http),
   ] as ConnectorDefinition[];
   return { definitions, close: () => http.close() };
 }
