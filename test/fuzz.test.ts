@@ -527,20 +527,26 @@ describe('fuzz: every operation of /openapi.json', () => {
     expect(unbounded).toEqual([]);
   });
 
-  it('answers each class of bad value in each place with no 5xx and 4xx bodies in the family shape', async () => {
-    const ops = operations();
-    expect(ops.length).toBeGreaterThan(50);
-    const failures: string[] = [];
-    let seed = SEED;
-    for (const op of ops) {
-      for (const arbitrary of mutations(op)) {
-        const [mutation] = fc.sample(arbitrary, { seed: seed++, numRuns: 1 });
-        const failure = await probe(op, mutation!);
-        if (failure) failures.push(failure);
+  // Four tests over every fourth operation each: the same samples (one seed sequence over all
+  // operations), in parts that each fit the test timeout on a loaded machine.
+  it.each([0, 1, 2, 3])(
+    'answers each class of bad value in each place with no 5xx and 4xx bodies in the family shape (operations %i mod 4)',
+    async (part) => {
+      const ops = operations();
+      expect(ops.length).toBeGreaterThan(50);
+      const failures: string[] = [];
+      let seed = SEED;
+      for (const [index, op] of ops.entries()) {
+        for (const arbitrary of mutations(op)) {
+          const [mutation] = fc.sample(arbitrary, { seed: seed++, numRuns: 1 });
+          if (index % 4 !== part) continue;
+          const failure = await probe(op, mutation!);
+          if (failure) failures.push(failure);
+        }
       }
-    }
-    expect(failures).toEqual([]);
-  });
+      expect(failures).toEqual([]);
+    },
+  );
 
   it('answers random bad requests across operations with no 5xx and 4xx bodies in the family shape', async () => {
     const ops = operations();
