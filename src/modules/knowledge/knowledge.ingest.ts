@@ -12,7 +12,7 @@ import type { Clock } from '../../lib/clock.js';
 import { EmbeddingError } from '../../ports/embedder.js';
 import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
 import { cleanText, extractDocx, extractHtml, extractPdf, IngestError, PDF_TYPE } from './knowledge.extract.js';
-import * as repo from './knowledge.repo.js';
+import * as tasks from './knowledge.tasks.repo.js';
 import type { EmbedderState } from './knowledge.retrieval.js';
 import { chunkText, detectLanguage, textSearchConfig } from './knowledge.text.js';
 
@@ -39,7 +39,7 @@ export interface IngestDeps {
   searchChanged?: (companyId: string) => void;
 }
 
-async function extract(document: repo.ClaimedDocument, fetcher: WebFetcher): Promise<{ text: string; title: string }> {
+async function extract(document: tasks.ClaimedDocument, fetcher: WebFetcher): Promise<{ text: string; title: string }> {
   switch (document.source_type) {
     case 'article':
       return { text: document.content, title: document.title };
@@ -81,7 +81,7 @@ export function createIngestion(deps: IngestDeps) {
     }
   }
 
-  async function process(document: repo.ClaimedDocument): Promise<void> {
+  async function process(document: tasks.ClaimedDocument): Promise<void> {
     const { text: raw, title } = await extract(document, fetcher);
     const text = cleanText(raw);
     if (!text)
@@ -95,10 +95,10 @@ export function createIngestion(deps: IngestDeps) {
     const chunks = chunkText(text, language);
     const embedded = await embedChunks(chunks, title);
     await db.transaction().execute(async (trx) => {
-      if (!(await repo.lockAttempt(trx, document.id, document.attempt))) return;
+      if (!(await tasks.lockAttempt(trx, document.id, document.attempt))) return;
       // The document row first: the corpus statistics row (locked by replaceChunks) is then held
       // only until the commit right after.
-      await repo.finishDocument(
+      await tasks.finishDocument(
         trx,
         document.id,
         {
@@ -114,7 +114,7 @@ export function createIngestion(deps: IngestDeps) {
         },
         clock.now(),
       );
-      await repo.replaceChunks(
+      await tasks.replaceChunks(
         trx,
         { ...document, title },
         chunks.map((chunk, ordinal) => ({ ordinal, text: chunk, embedding: embedded.vectors?.[ordinal] ?? null })),
@@ -126,7 +126,7 @@ export function createIngestion(deps: IngestDeps) {
     deps.searchChanged?.(document.company_id);
   }
 
-  async function run(document: repo.ClaimedDocument): Promise<void> {
+  async function run(document: tasks.ClaimedDocument): Promise<void> {
     try {
       await process(document);
     } catch (error) {
@@ -134,8 +134,8 @@ export function createIngestion(deps: IngestDeps) {
       if (!(error instanceof IngestError))
         log.error({ err: error, documentId: document.id }, 'document ingestion failed');
       await db.transaction().execute(async (trx) => {
-        if (await repo.lockAttempt(trx, document.id, document.attempt)) {
-          await repo.finishDocument(trx, document.id, { status: 'failed', error: message }, clock.now());
+        if (await tasks.lockAttempt(trx, document.id, document.attempt)) {
+          await tasks.finishDocument(trx, document.id, { status: 'failed', error: message }, clock.now());
         }
       });
       deps.searchChanged?.(document.company_id);
@@ -151,25 +151,25 @@ export function createIngestion(deps: IngestDeps) {
   return {
     /** Takes a pending task for a worker (in the job's fetch transaction). */
     claim: (trx: Executor, documentId: string, workerId: number | null) =>
-      repo.claimDocument(trx, documentId, clock.now(), workerId),
+      tasks.claimDocument(trx, documentId, clock.now(), workerId),
     run,
     /** Claims and works a task in this call (tests and tools; the queue's workers use claim and run). */
     async ingest(documentId: string): Promise<void> {
-      const document = await repo.claimDocument(db, documentId, clock.now(), null);
+      const document = await tasks.claimDocument(db, documentId, clock.now(), null);
       if (document) await run(document);
     },
     /** Hands the tasks of dead workers back to the queue. */
     requeue: async (trx: Executor, workerIds: readonly number[]) =>
-      enqueue(trx, await repo.requeueDocuments(trx, { workerIds }, clock.now())),
+      enqueue(trx, await tasks.requeueDocuments(trx, { workerIds }, clock.now())),
     /** Hands back ownerless tasks processing for longer than the stale threshold (at start-up). */
     requeueStale: async (trx: Executor) =>
       enqueue(
         trx,
-        await repo.requeueDocuments(trx, { staleBefore: new Date(clock.now().getTime() - staleAfterMs) }, clock.now()),
+        await tasks.requeueDocuments(trx, { staleBefore: new Date(clock.now().getTime() - staleAfterMs) }, clock.now()),
       ),
     /** Hands one claimed task back for later (its run failed unexpectedly). */
-    async release(trx: Executor, document: repo.ClaimedDocument): Promise<void> {
-      if (await repo.releaseDocument(trx, document.id, document.attempt, clock.now()))
+    async release(trx: Executor, document: tasks.ClaimedDocument): Promise<void> {
+      if (await tasks.releaseDocument(trx, document.id, document.attempt, clock.now()))
         await queue.send(trx, INGEST_JOB, { documentId: document.id }, { startAfterSeconds: RELEASE_DELAY_SECONDS });
     },
   };

@@ -14,7 +14,8 @@ import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
 import { DOCX_TYPE, PDF_TYPE, sniffType } from './knowledge.extract.js';
 import { createIngestion, INGEST_JOB } from './knowledge.ingest.js';
 import * as repo from './knowledge.repo.js';
-import type { ClaimedDocument } from './knowledge.repo.js';
+import * as tasks from './knowledge.tasks.repo.js';
+import type { ClaimedDocument } from './knowledge.tasks.repo.js';
 import { createRetrieval, type EmbedderState, type SearchInput, type SearchOutput } from './knowledge.retrieval.js';
 import type * as S from './knowledge.schemas.js';
 import { createVectorIndexes } from './knowledge.vector-index.js';
@@ -400,7 +401,7 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     },
     async stats(context: CompanyContext) {
       const [raw, collections] = await Promise.all([
-        repo.knowledgeStats(db, context.companyId),
+        tasks.knowledgeStats(db, context.companyId),
         repo.countCollections(db, context.companyId),
       ]);
       const sum = (key: 'status' | 'source_type' | 'language') => {
@@ -467,7 +468,7 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     async recover(): Promise<number> {
       const stale = await db.transaction().execute((trx) => ingestion.requeueStale(trx));
       // Pending tasks younger than a minute still have their job in the queue (sent with the row).
-      const ids = await repo.pendingDocumentIds(db, new Date(clock.now().getTime() - 60_000));
+      const ids = await tasks.pendingDocumentIds(db, new Date(clock.now().getTime() - 60_000));
       for (const documentId of ids) await queue.send(db, INGEST_JOB, { documentId });
       if (stale + ids.length) deps.log.info({ stale, pending: ids.length }, 'knowledge tasks re-enqueued at start-up');
       return stale + ids.length;

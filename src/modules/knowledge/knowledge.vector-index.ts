@@ -4,7 +4,7 @@
  * so every instance answers from the same data. Exact search (dot product of unit vectors).
  */
 import type { Db } from '../../db/database.js';
-import { corpusVersion } from './knowledge.repo.js';
+import { corpusVersion } from './knowledge.tasks.repo.js';
 import { vectorRows, type LaneFilters, type LaneHit } from './knowledge.search.repo.js';
 
 interface Index {

@@ -1,0 +1,320 @@
+/**
+ * SQL of the knowledge base's background work: a document's ingestion task (claimed, released,
+ * requeued, finished by one attempt), its chunks with their postings, and the per-company corpus
+ * statistics they keep. Executor first, company id second; nothing here crosses companies.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { TaskStatus } from './knowledge.tables.js';
+
+// ---------------------------------------------------------------- ingestion task
+
+/** What a worker needs to process a document; null when it is not waiting for one. */
+export interface ClaimedDocument {
+  id: string;
+  company_id: string;
+  title: string;
+  source_type: 'file' | 'article' | 'website';
+  source_url: string | null;
+  mime_type: string | null;
+  source_bytes: Buffer | null;
+  content: string;
+  attempt: number;
+  categories: string[];
+  collection_id: string | null;
+  created_at: Date;
+}
+
+/**
+ * Takes a pending task for `workerId` (null: a direct call, no registered worker): status →
+ * processing, attempt + 1, owner recorded.
+ */
+export async function claimDocument(
+  executor: Executor,
+  id: string,
+  now: Date,
+  workerId: number | null,
+): Promise<ClaimedDocument | undefined> {
+  return executor
+    .updateTable('kb_documents')
+    .set({
+      status: 'processing',
+      attempt: sql<number>`attempt + 1`,
+      worker_id: workerId,
+      processing_started_at: now,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returning([
+      'id',
+      'company_id',
+      'title',
+      'source_type',
+      'source_url',
+      'mime_type',
+      'source_bytes',
+      'content',
+      'attempt',
+      'categories',
+      'collection_id',
+      'created_at',
+    ])
+    .executeTakeFirst();
+}
+
+/**
+ * Puts back to pending the tasks processing under one of `workerIds` (dead workers), or, with
+ * `staleBefore`, processing without an owner since before it (claimed by a direct call, or before
+ * owners were recorded). Their ids, for the jobs that take them again.
+ */
+export async function requeueDocuments(
+  executor: Executor,
+  owners: { workerIds: readonly number[] } | { staleBefore: Date },
+  now: Date,
+): Promise<string[]> {
+  if ('workerIds' in owners && owners.workerIds.length === 0) return [];
+  const rows = await executor
+    .updateTable('kb_documents')
+    .set({ status: 'pending', worker_id: null, updated_at: now })
+    .where('status', '=', 'processing')
+    .where((eb) =>
+      'workerIds' in owners
+        ? eb('worker_id', 'in', [...owners.workerIds])
+        : eb.and([eb('worker_id', 'is', null), eb('processing_started_at', '<', owners.staleBefore)]),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Puts one claimed task back to pending if `attempt` is still the current one. */
+export async function releaseDocument(executor: Executor, id: string, attempt: number, now: Date): Promise<boolean> {
+  const result = await executor
+    .updateTable('kb_documents')
+    .set({ status: 'pending', worker_id: null, updated_at: now })
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('status', '=', 'processing')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Locks the document row if `attempt` is still the current one (else another worker took it). */
+export async function lockAttempt(executor: Executor, id: string, attempt: number): Promise<boolean> {
+  const row = await executor
+    .selectFrom('kb_documents')
+    .select('id')
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('status', '=', 'processing')
+    .forUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function finishDocument(
+  executor: Executor,
+  id: string,
+  result:
+    | {
+        status: 'completed';
+        content: string;
+        title: string;
+        language: string;
+        config: string;
+        chunkCount: number;
+        embeddingStatus: 'completed' | 'unavailable';
+        embeddingError: string | null;
+        embeddingModel: string | null;
+      }
+    | { status: 'failed'; error: string },
+  now: Date,
+): Promise<void> {
+  if (result.status === 'failed') {
+    await executor
+      .updateTable('kb_documents')
+      .set({ status: 'failed', error: result.error, source_bytes: null, completed_at: now, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+    return;
+  }
+  await executor
+    .updateTable('kb_documents')
+    .set({
+      status: 'completed' as TaskStatus,
+      error: null,
+      content: result.content,
+      title: result.title,
+      // tsvector input is capped at 1 MB; the first 500k characters carry the phrase lane.
+      content_tsv: sql<string>`to_tsvector(${result.config}::regconfig, left(${result.content}, 500000))`,
+      language: result.language,
+      chunk_count: result.chunkCount,
+      embedding_status: result.embeddingStatus,
+      embedding_error: result.embeddingError,
+      embedding_model: result.embeddingModel,
+      source_bytes: null,
+      completed_at: now,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Ids of documents pending since before `pendingBefore` (for recovery at start-up: a task that
+ * has just been created still has its job in the queue).
+ */
+export async function pendingDocumentIds(executor: Executor, pendingBefore: Date): Promise<string[]> {
+  const rows = await executor
+    .selectFrom('kb_documents')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('created_at', '<', pendingBefore)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+// ---------------------------------------------------------------- chunks and postings
+
+export interface NewChunk {
+  ordinal: number;
+  text: string;
+  embedding: Float32Array | null;
+}
+
+export async function bumpCorpus(
+  executor: Executor,
+  companyId: string,
+  chunkDelta: number,
+  tokenDelta: number,
+): Promise<void> {
+  await sql`
+    insert into kb_corpus_stats as s (company_id, chunk_count, token_total, version)
+    values (${companyId}, ${chunkDelta}, ${tokenDelta}, 1)
+    on conflict (company_id) do update set
+      chunk_count = s.chunk_count + excluded.chunk_count,
+      token_total = s.token_total + excluded.token_total,
+      version = s.version + 1`.execute(executor);
+}
+
+/** Removes a document's chunks and their postings, and takes them out of the statistics. */
+export async function deleteChunks(executor: Executor, companyId: string, documentId: string): Promise<void> {
+  const totals = await sql<{ chunks: number; tokens: number }>`
+    select count(*)::int as chunks, coalesce(sum(token_count), 0)::bigint as tokens
+    from kb_chunks where company_id = ${companyId} and document_id = ${documentId}`.execute(executor);
+  const { chunks, tokens } = totals.rows[0] ?? { chunks: 0, tokens: 0 };
+  if (chunks === 0) return;
+  await sql`
+    delete from kb_postings p
+    using (select c.id, unnest(tsvector_to_array(c.tsv)) as lexeme
+           from kb_chunks c where c.company_id = ${companyId} and c.document_id = ${documentId}) x
+    where p.company_id = ${companyId} and p.lexeme = x.lexeme and p.chunk_id = x.id`.execute(executor);
+  await executor
+    .deleteFrom('kb_chunks')
+    .where('company_id', '=', companyId)
+    .where('document_id', '=', documentId)
+    .execute();
+  await bumpCorpus(executor, companyId, -chunks, -Number(tokens));
+}
+
+function toBytes(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/**
+ * Replaces a document's chunks: full-text vectors (title and chunk text, in the document's
+ * text-search configuration), postings for BM25, embeddings, statistics and version.
+ */
+export async function replaceChunks(
+  executor: Executor,
+  document: {
+    id: string;
+    company_id: string;
+    collection_id: string | null;
+    categories: string[];
+    created_at: Date;
+    title: string;
+  },
+  chunks: NewChunk[],
+  language: string,
+  config: string,
+  embeddingModel: string | null,
+): Promise<void> {
+  await deleteChunks(executor, document.company_id, document.id);
+  if (chunks.length === 0) return;
+  for (let start = 0; start < chunks.length; start += 500) {
+    const batch = chunks.slice(start, start + 500);
+    await executor
+      .insertInto('kb_chunks')
+      .values(
+        batch.map((chunk) => {
+          const tsv = sql<string>`to_tsvector(${config}::regconfig, ${document.title} || ' ' || ${chunk.text})`;
+          return {
+            company_id: document.company_id,
+            document_id: document.id,
+            collection_id: document.collection_id,
+            categories: document.categories,
+            document_created_at: document.created_at,
+            ordinal: chunk.ordinal,
+            text: chunk.text,
+            language,
+            tsv,
+            token_count: sql<number>`(select coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) from unnest(${tsv}) u)`,
+            embedding: chunk.embedding ? toBytes(chunk.embedding) : null,
+            embedding_model: chunk.embedding ? embeddingModel : null,
+          };
+        }),
+      )
+      .execute();
+  }
+  await sql`
+    insert into kb_postings (company_id, lexeme, chunk_id, tf, dl)
+    select c.company_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.token_count
+    from kb_chunks c, unnest(c.tsv) u
+    where c.company_id = ${document.company_id} and c.document_id = ${document.id}
+    order by u.lexeme`.execute(executor);
+  const totals = await sql<{ tokens: number }>`
+    select coalesce(sum(token_count), 0)::bigint as tokens from kb_chunks
+    where company_id = ${document.company_id} and document_id = ${document.id}`.execute(executor);
+  await bumpCorpus(executor, document.company_id, chunks.length, Number(totals.rows[0]?.tokens ?? 0));
+}
+
+// ---------------------------------------------------------------- statistics
+
+export async function corpusVersion(executor: Executor, companyId: string): Promise<number> {
+  const row = await executor
+    .selectFrom('kb_corpus_stats')
+    .select('version')
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+  return row?.version ?? 0;
+}
+
+export async function knowledgeStats(executor: Executor, companyId: string) {
+  const documents = await sql<{
+    status: TaskStatus;
+    source_type: string;
+    language: string | null;
+    embedding_status: string;
+    n: number;
+    chunks: number;
+    bytes: number;
+  }>`
+    select status, source_type, language, embedding_status, count(*)::int as n,
+           coalesce(sum(chunk_count), 0)::int as chunks, coalesce(sum(size_bytes), 0)::bigint as bytes
+    from kb_documents where company_id = ${companyId}
+    group by status, source_type, language, embedding_status`.execute(executor);
+  const categories = await sql<{ category: string; n: number }>`
+    select category, count(*)::int as n from kb_documents, unnest(categories) as category
+    where company_id = ${companyId} group by category order by n desc, category limit 100`.execute(executor);
+  const vectors = await sql<{ model: string; n: number }>`
+    select embedding_model as model, count(*)::int as n from kb_chunks
+    where company_id = ${companyId} and embedding is not null group by embedding_model`.execute(executor);
+  const corpus = await executor
+    .selectFrom('kb_corpus_stats')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+  return { documents: documents.rows, categories: categories.rows, vectors: vectors.rows, corpus };
+}
