@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAgentKey } from './chat.agent-key.js';
 import { ESCALATE_MARKER, MarkerFilter } from './chat.runtime.js';
-import { parseHistory } from './chat.turns.js';
+import { parseHistory } from './chat.turn-input.js';
 
 describe('MarkerFilter', () => {
   it.each([

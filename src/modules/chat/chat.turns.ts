@@ -8,17 +8,16 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Executor } from '../../db/database.js';
 import type { ChatCaller } from '../../http/caller.js';
 import { AppError, AppErrors } from '../../http/errors.js';
-import { findUnsafeInput } from '../../http/validation.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { LlmMessage } from '../../ports/llm.js';
-import { SpeechError, type SpeechToText } from '../../ports/speech.js';
 import { findAgent, toEscalation, type AgentRow } from '../agents/index.js';
 import { ESCALATION_EMAIL_JOB, type EscalationEmailJob } from './chat.escalation.js';
 import { parseAgentKey } from './chat.agent-key.js';
 import type { AgentNotifier, ChatDeployments, ChatSpeech, SupportRecorder } from './chat.ports.js';
 import * as repo from './chat.repo.js';
+import { parseHistory, transcribe } from './chat.turn-input.js';
 import type { KbPassage } from './chat.kb-responder.js';
 import type { ChatRuntime, TurnOutcome } from './chat.runtime.js';
 import { notifyToolCalls, toolChunk } from './chat.tool-records.js';
@@ -80,52 +79,6 @@ export interface TurnResult {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The `messages` form field: a JSON array of earlier {role: user|assistant, content} turns. */
-export function parseHistory(raw: string | unknown[] | undefined): LlmMessage[] {
-  if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) return [];
-  let parsed: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw AppErrors.validation("Invalid field 'messages': must be a JSON array of {role, content} objects");
-    }
-  }
-  if (!Array.isArray(parsed)) throw AppErrors.validation("Invalid field 'messages': must be a JSON array");
-  if (parsed.length > 200) throw AppErrors.validation("Invalid field 'messages': at most 200 messages");
-  return parsed.map((item: unknown, index) => {
-    const message = item as { role?: unknown; content?: unknown } | null;
-    if (!message || (message.role !== 'user' && message.role !== 'assistant')) {
-      throw AppErrors.validation(`Invalid field 'messages[${index}].role': must be one of: user, assistant`);
-    }
-    if (typeof message.content !== 'string')
-      throw AppErrors.validation(`Invalid field 'messages[${index}].content': must be string`);
-    // The history arrives as text, so the root pass over the form saw only its escapes (\u0000).
-    const unsafe = findUnsafeInput(message.content);
-    if (unsafe) throw AppErrors.validation(`Invalid field 'messages[${index}].content': ${unsafe.problem}`);
-    return { role: message.role, content: message.content };
-  });
-}
-
-/** The audio's transcript; a SpeechError becomes the chat error its cause calls for. */
-async function transcribe(stt: SpeechToText, audio: AudioPart, signal: AbortSignal): Promise<string> {
-  try {
-    return (await stt.transcribe(audio, signal)).text;
-  } catch (error) {
-    if (!(error instanceof SpeechError)) throw error;
-    switch (error.failure) {
-      case 'audio':
-        throw AppErrors.validation(`Invalid field 'audio': ${error.message}`);
-      case 'format':
-        throw AppErrors.unsupportedMediaType(`Invalid field 'audio': ${error.message}`);
-      case 'unavailable':
-        throw AppErrors.unavailable(`Speech-to-text failed: ${error.message}`);
-      case 'provider':
-        throw new AppError(502, `Speech-to-text failed: ${error.message}`, 'BadGateway');
-    }
-  }
-}
 
 export function createTurns(deps: TurnsDeps) {
   const { db, clock } = deps;
