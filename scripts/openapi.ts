@@ -3,6 +3,7 @@
  * database or a listening socket: `tsx scripts/openapi.ts [out]` (default dist/openapi.json).
  * `npm run lint:openapi` lints the file with Redocly and Spectral.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -21,6 +22,8 @@ const config = loadConfig({
   DATABASE_URL: databaseUrl,
   EMBEDDINGS_PROVIDER: 'none',
   STT_PROVIDER: 'none',
+  // A throwaway key: nothing is sealed, and no key file is written into DATA_DIR.
+  SECRET_KEY: randomBytes(32).toString('base64'),
 });
 const container = createContainer({ config, databaseUrl, log: pino({ level: 'silent' }) });
 const app = await buildApp(container);
