@@ -8,30 +8,13 @@ import { hubspotConnector, type HubspotConfig } from '../src/adapters/connectors
 import { createConnectorHttp, type ConnectorHttp } from '../src/adapters/connectors/http.js';
 import { notionConnector, splitText, type NotionConfig } from '../src/adapters/connectors/notion/notion.connector.js';
 import { zendeskConnector, type ZendeskConfig } from '../src/adapters/connectors/zendesk/zendesk.connector.js';
-import { ConnectorError, type ConnectorDefinition } from '../src/ports/connectors.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
 import { startFakeHubspot, type FakeHubspot } from './helpers/fake-hubspot.js';
 import { startFakeNotion, type FakeNotion } from './helpers/fake-notion.js';
 import { startFakeZendesk, type FakeZendesk } from './helpers/fake-zendesk.js';
 import { integrationsApi } from './helpers/integrations.js';
-
-const signal = () => AbortSignal.timeout(30_000);
-
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ConnectorError);
-  return error as ConnectorError;
-}
-
-function tool<C>(definition: ConnectorDefinition<C>, config: C, name: string) {
-  const found = definition.tools(config).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+import { failure, signal, tool } from './helpers/connectors.js';
 
 let http: ConnectorHttp;
 let zendesk: FakeZendesk;

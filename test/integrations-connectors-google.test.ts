@@ -15,28 +15,12 @@ import {
   type GoogleCalendarConfig,
 } from '../src/adapters/connectors/google_calendar/google-calendar.connector.js';
 import { createConnectorHttp, type ConnectorHttp } from '../src/adapters/connectors/http.js';
-import { ConnectorError, type ConnectorDefinition } from '../src/ports/connectors.js';
 import { createTenant } from './helpers/factories.js';
 import { CALENDAR_SCOPE, GMAIL_SEND_SCOPE, startFakeGoogle, type FakeGoogle } from './helpers/fake-google.js';
 import { createLoggedTestApp, integrationsApi, type LoggedTestApp } from './helpers/integrations.js';
+import { failure, signal, tool } from './helpers/connectors.js';
 
-const signal = () => AbortSignal.timeout(30_000);
 const options = { allowPrivate: true, timeoutMs: 3_000, maxResponseBytes: 64 * 1024 };
-
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ConnectorError);
-  return error as ConnectorError;
-}
-
-function tool<C>(definition: ConnectorDefinition<C>, config: C, name: string) {
-  const found = definition.tools(config).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
 
 let google: FakeGoogle;
 let http: ConnectorHttp;

@@ -9,31 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnectorHttp, type ConnectorHttp } from '../src/adapters/connectors/http.js';
 import { odooConnector, type OdooConfig } from '../src/adapters/connectors/odoo/odoo.connector.js';
 import { whatsappConnector, type WhatsappConfig } from '../src/adapters/connectors/whatsapp/whatsapp.connector.js';
-import { ConnectorError, type ConnectorDefinition } from '../src/ports/connectors.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
 import { startFakeCustomApi, type FakeCustomApi } from './helpers/fake-custom-api.js';
 import { startFakeOdoo, type FakeOdoo } from './helpers/fake-odoo.js';
 import { graphError, startFakeWhatsapp, type FakeWhatsapp } from './helpers/fake-whatsapp.js';
 import { integrationsApi } from './helpers/integrations.js';
+import { failure, signal, tool } from './helpers/connectors.js';
 
-const signal = () => AbortSignal.timeout(30_000);
 const options = { allowPrivate: true, timeoutMs: 5_000, maxResponseBytes: 256 * 1024 };
-
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ConnectorError);
-  return error as ConnectorError;
-}
-
-function tool<C>(definition: ConnectorDefinition<C>, config: C, name: string) {
-  const found = definition.tools(config).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
 
 const http: ConnectorHttp = createConnectorHttp(options);
 let wa: FakeWhatsapp;

@@ -12,29 +12,14 @@ import { shopifyConnector } from '../src/adapters/connectors/shopify/shopify.con
 import { orderSearch, productSearch } from '../src/adapters/connectors/shopify/shopify.graphql.js';
 import { slackConnector } from '../src/adapters/connectors/slack/slack.connector.js';
 import { smtpConnector, type SmtpConfig } from '../src/adapters/connectors/smtp/smtp.connector.js';
-import { ConnectorError, type ConnectorDefinition } from '../src/ports/connectors.js';
+import type { ConnectorDefinition } from '../src/ports/connectors.js';
 import { startFakeShopify, type FakeShopify } from './helpers/fake-shopify.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
 import { startSmtpPeer, type SmtpPeer } from './helpers/smtp-peer.js';
 import { startVendorPeer, type VendorPeer } from './helpers/vendor-peer.js';
+import { failure, signal, tool } from './helpers/connectors.js';
 
-const signal = () => AbortSignal.timeout(30_000);
 const options = { allowPrivate: true, timeoutMs: 2_000, maxResponseBytes: 64 * 1024 };
-
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ConnectorError);
-  return error as ConnectorError;
-}
-
-function tool<C>(definition: ConnectorDefinition<C>, config: C, name: string) {
-  const found = definition.tools(config).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
 
 describe('connector HTTP client', () => {
   let peer: VendorPeer;

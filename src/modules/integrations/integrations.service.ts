@@ -21,7 +21,7 @@ import type {
 } from './integrations.schemas.js';
 import {
   looksMasked,
-  maskSecret,
+  scrubSecrets,
   mergeConfig,
   secretContext,
   type IntegrationSecrets,
@@ -63,19 +63,6 @@ function requireDeveloper(context: CompanyContext, what: string) {
   if (!hasRole(context.role, 'developer')) {
     throw AppErrors.forbidden(`${what} needs the developer role; your role is ${context.role}`);
   }
-}
-
-/** Replaces every secret value that occurs in `text` by its mask (vendor words can echo what was sent). */
-function scrub(text: string, clear: Record<string, unknown>, secretKeys: readonly string[]): string {
-  let result = text;
-  for (const key of secretKeys) {
-    const value = clear[key];
-    const values = typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value) : [];
-    for (const secret of values) {
-      if (typeof secret === 'string' && secret.length >= 4) result = result.split(secret).join(maskSecret(secret));
-    }
-  }
-  return result;
 }
 
 export function createIntegrationsService(deps: IntegrationsDeps) {
@@ -153,7 +140,11 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
     } else {
       try {
         const outcome = await definition.test({ config, signal: AbortSignal.timeout(deps.timeoutMs * 2 + 1000) });
-        result = { ok: true, detail: scrub(outcome.detail, config, definition.secretKeys), latency_ms: latency() };
+        result = {
+          ok: true,
+          detail: scrubSecrets(outcome.detail, config, definition.secretKeys),
+          latency_ms: latency(),
+        };
       } catch (error) {
         if (!(error instanceof ConnectorError)) {
           deps.log.warn(
@@ -163,7 +154,7 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
         }
         const words =
           error instanceof ConnectorError ? error.message : `${definition.name}: the check failed unexpectedly`;
-        result = { ok: false, detail: scrub(words, config, definition.secretKeys), latency_ms: latency() };
+        result = { ok: false, detail: scrubSecrets(words, config, definition.secretKeys), latency_ms: latency() };
       }
     }
     deps.log.info(
