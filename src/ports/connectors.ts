@@ -98,3 +98,24 @@ export interface ConnectorDefinition<C = Record<string, unknown>> {
   /** The tools an agent gets from an integration with this config (may depend on it, e.g. custom_api). */
   tools(config: C): ConnectorTool<C>[];
 }
+
+/**
+ * One tool an agent may call, as a model is offered it: a connector tool of one of the agent's
+ * integrations under a provider-safe name (its secrets stay with the integration).
+ */
+export interface AgentTool {
+  /** Unique among the agent's tools, provider-safe: [a-zA-Z0-9_-], at most 64 characters. */
+  name: string;
+  description: string;
+  /** JSON schema of the input. */
+  inputSchema: Record<string, unknown>;
+  integrationId: string;
+  /** The integration's type (`slack`) and the connector's tool (`post_message`). */
+  integrationType: string;
+  tool: string;
+  notification: ToolNotificationKind;
+}
+
+/** What a tool call gave: data for the model or the rule and one line for people; or why it failed. */
+export type AgentToolResult =
+  { ok: true; summary: string; data: unknown } | { ok: false; summary: string; retryable: boolean };

@@ -6,6 +6,7 @@
 import type { Executor } from '../../db/database.js';
 import type { SpeechToText } from '../../ports/speech.js';
 import type { SupportQueriesService } from '../support-queries/index.js';
+import type { AgentTool, AgentToolResult, ToolNotificationKind } from '../../ports/connectors.js';
 
 export interface KnowledgeHit {
   chunk_id: string;
@@ -35,7 +36,7 @@ export interface AgentNotifier {
     input: {
       companyId: string;
       senderId: null;
-      notificationType: 'agent_action' | ToolNotification;
+      notificationType: 'agent_action' | ToolNotificationKind;
       category: 'agent';
       priority: 'low' | 'medium' | 'high' | 'urgent';
       title: string;
@@ -57,27 +58,6 @@ export interface ChatSpeech {
   reason: string | null;
 }
 
-/** The team-notification type a tool call writes (DESIGN §10). */
-export type ToolNotification = 'email_sent' | 'slack_message' | 'api_call' | 'tool_usage';
-
-/** One tool an agent may call, as offered to the model (its secrets stay with the integration). */
-export interface AgentTool {
-  /** Unique among the agent's tools, provider-safe: [a-zA-Z0-9_-], at most 64 characters. */
-  name: string;
-  description: string;
-  /** JSON schema of the input. */
-  inputSchema: Record<string, unknown>;
-  integrationId: string;
-  /** The integration's type (`slack`) and the connector's tool (`post_message`). */
-  integrationType: string;
-  tool: string;
-  notification: ToolNotification;
-}
-
-/** What a tool call gave: data for the model or the rule and one line for people; or why it failed. */
-export type AgentToolResult =
-  { ok: true; summary: string; data: unknown } | { ok: false; summary: string; retryable: boolean };
-
 /** The tools of an agent's integrations and their calls (the integrations module implements it). */
 export interface AgentTools {
   /** The tools of the agent's active integrations (its integration_ids and those linked to it). */
@@ -94,3 +74,5 @@ export interface AgentTools {
     signal: AbortSignal,
   ): Promise<AgentToolResult>;
 }
+
+export type { AgentTool, AgentToolResult };

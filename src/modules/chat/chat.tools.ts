@@ -5,7 +5,8 @@
  * as untrusted text the model must not take instructions from.
  */
 import type { LlmMessage, LlmTool, LlmToolCall } from '../../ports/llm.js';
-import type { AgentTool, AgentTools, ToolNotification } from './chat.ports.js';
+import type { ToolNotificationKind } from '../../ports/connectors.js';
+import type { AgentTool, AgentTools } from './chat.ports.js';
 
 /** One tool call of a turn, as recorded (never its input's secrets: inputs hold none; results are scrubbed). */
 export interface ToolAction {
@@ -15,7 +16,7 @@ export interface ToolAction {
   integration_type: string;
   /** The connector's tool (`lookup_order`). */
   connector_tool: string;
-  notification: ToolNotification;
+  notification: ToolNotificationKind;
   status: 'ok' | 'failed';
   /** One line for people: what was done, or why it failed. */
   summary: string;

@@ -13,7 +13,7 @@ import { createIntegrationsService, type IntegrationsDeps } from './integrations
 
 export { integrationsRoutes } from './integrations.routes.js';
 export type { ConnectorRegistry } from './integrations.registry.js';
-export type { AgentToolsService, IntegrationTool, IntegrationToolResult } from './integrations.agent-tools.js';
+export type { AgentToolsService } from './integrations.agent-tools.js';
 export type { IntegrationsService } from './integrations.service.js';
 
 /** Schemas with an $id that routes reference (the app adds them to the OpenAPI components). */

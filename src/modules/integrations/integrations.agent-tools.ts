@@ -8,23 +8,9 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Db } from '../../db/database.js';
-import { ConnectorError, type ToolNotificationKind } from '../../ports/connectors.js';
+import { ConnectorError, type AgentTool, type AgentToolResult } from '../../ports/connectors.js';
 import type { ConnectorRegistry } from './integrations.registry.js';
 import { scrubSecrets, secretContext, type IntegrationSecrets } from './integrations.secrets.js';
-
-/** One tool of an agent, as the chat runtime offers it to a model. */
-export interface IntegrationTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  integrationId: string;
-  integrationType: string;
-  tool: string;
-  notification: ToolNotificationKind;
-}
-
-export type IntegrationToolResult =
-  { ok: true; summary: string; data: unknown } | { ok: false; summary: string; retryable: boolean };
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -103,7 +89,7 @@ export function createAgentTools(deps: {
       const rows = await activeIntegrations(companyId, agent);
       const perType = new Map<string, number>();
       for (const row of rows) perType.set(row.type, (perType.get(row.type) ?? 0) + 1);
-      const tools: IntegrationTool[] = [];
+      const tools: AgentTool[] = [];
       for (const row of rows) {
         const definition = registry.get(row.type);
         if (!definition?.available) continue;
@@ -125,10 +111,10 @@ export function createAgentTools(deps: {
 
     async run(
       companyId: string,
-      tool: Pick<IntegrationTool, 'integrationId' | 'integrationType' | 'tool'>,
+      tool: Pick<AgentTool, 'integrationId' | 'integrationType' | 'tool'>,
       input: Record<string, unknown>,
       signal: AbortSignal,
-    ): Promise<IntegrationToolResult> {
+    ): Promise<AgentToolResult> {
       const row = await db
         .selectFrom('integrations')
         .select(['id', 'company_id', 'type', 'config', 'is_active'])
