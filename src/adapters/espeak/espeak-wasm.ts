@@ -1,0 +1,149 @@
+/**
+ * espeak-ng compiled to WebAssembly (npm `espeak-ng`, GPL-3.0, an optional dependency): one module
+ * compiled and instantiated once per process, its command-line `main` called once per sentence
+ * with `-v <voice> -s <wpm> -w <file> <text>`, the WAV read back from its in-memory file system.
+ * The build exports only `main`, so between calls we put getopt's `optind` back to 0 (its address
+ * is found once, at load, by watching which word moves from 1 to 3 when two arguments are parsed);
+ * every call passes the same options so no flag of a previous call lingers. Calls are synchronous
+ * on the one JS thread, so they never overlap.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { SpeechError } from '../../ports/speech.js';
+
+export interface EspeakPcm {
+  samples: Int16Array;
+  sampleRate: number;
+}
+
+export interface EspeakEngine {
+  /** Synthesises one sentence; throws SpeechError when espeak-ng writes nothing. */
+  speak(voice: string, wordsPerMinute: number, text: string): EspeakPcm;
+}
+
+/** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
+interface WasmApi {
+  compile(bytes: Uint8Array): Promise<unknown>;
+  instantiate(module: unknown, imports: object): Promise<{ exports: unknown }>;
+}
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+interface Exports {
+  memory: { buffer: ArrayBuffer };
+  stackSave(): number;
+  stackRestore(pointer: number): void;
+  stackAlloc(size: number): number;
+  __main_argc_argv(argc: number, argv: number): number;
+}
+
+const OUT = '/switchboard.wav';
+let loading: Promise<EspeakEngine> | null = null;
+let sentences = 0;
+
+/** Sentences synthesised by this process (tests and benchmarks watch it). */
+export function espeakSentenceCount(): number {
+  return sentences;
+}
+
+/** Where the package is, or null when the optional dependency is not installed. */
+export function espeakPackageDir(): string | null {
+  try {
+    return path.dirname(createRequire(import.meta.url).resolve('espeak-ng'));
+  } catch {
+    return null;
+  }
+}
+
+function callMain(exports: Exports, args: string[]): number {
+  const saved = exports.stackSave();
+  try {
+    const pointers = args.map((arg) => {
+      const bytes = new TextEncoder().encode(`${arg}\0`);
+      const at = exports.stackAlloc(bytes.length);
+      new Uint8Array(exports.memory.buffer).set(bytes, at);
+      return at;
+    });
+    const argv = exports.stackAlloc((pointers.length + 1) * 4);
+    const view = new DataView(exports.memory.buffer);
+    pointers.forEach((at, i) => view.setUint32(argv + i * 4, at, true));
+    view.setUint32(argv + pointers.length * 4, 0, true);
+    return exports.__main_argc_argv(args.length, argv);
+  } finally {
+    exports.stackRestore(saved);
+  }
+}
+
+function wavPcm(wav: Uint8Array): EspeakPcm {
+  const buffer = Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength);
+  const sampleRate = buffer.readUInt32LE(24);
+  let offset = 12;
+  while (offset + 8 <= buffer.length && buffer.toString('latin1', offset, offset + 4) !== 'data') {
+    offset += 8 + buffer.readUInt32LE(offset + 4);
+  }
+  const start = offset + 8;
+  const count = Math.max(0, Math.floor((buffer.length - start) / 2));
+  const samples = new Int16Array(count);
+  for (let i = 0; i < count; i++) samples[i] = buffer.readInt16LE(start + i * 2);
+  return { samples, sampleRate };
+}
+
+async function load(dir: string): Promise<EspeakEngine> {
+  const { default: factory } = await import('espeak-ng');
+  const compiled = await wasm.compile(await readFile(path.join(dir, 'espeak-ng.wasm')));
+  let exports: Exports | undefined;
+  const module = await factory({
+    noInitialRun: true,
+    print: () => {},
+    printErr: () => {},
+    instantiateWasm(imports, done) {
+      void wasm.instantiate(compiled, imports).then((instance) => {
+        exports = instance.exports as unknown as Exports;
+        done(instance, compiled);
+      });
+      return {};
+    },
+  });
+  const ex = exports!;
+  const before = new Int32Array(ex.memory.buffer.slice(0));
+  callMain(ex, ['espeak-ng', '-w', OUT, 'a']);
+  module.FS.unlink(OUT);
+  const after = new Int32Array(ex.memory.buffer);
+  const candidates: number[] = [];
+  for (let i = 0; i < before.length && candidates.length < 2; i++)
+    if (before[i] === 1 && after[i] === 3) candidates.push(i);
+  if (candidates.length !== 1)
+    throw new SpeechError('espeak-ng: this build of the module is not supported', 'unavailable');
+  const optind = candidates[0]!;
+  return {
+    speak(voice, wordsPerMinute, text) {
+      new Int32Array(ex.memory.buffer)[optind] = 0;
+      // A leading space keeps text that starts with "-" from reading as an option.
+      callMain(ex, ['espeak-ng', '-v', voice, '-s', String(wordsPerMinute), '-w', OUT, ` ${text}`]);
+      let wav: Uint8Array;
+      try {
+        wav = module.FS.readFile(OUT);
+        module.FS.unlink(OUT);
+      } catch {
+        throw new SpeechError(`espeak-ng produced no audio for voice ${voice}`, 'audio');
+      }
+      sentences++;
+      return wavPcm(wav);
+    },
+  };
+}
+
+/** The process's one engine, loaded on first use; throws SpeechError when the package is absent. */
+export function espeakEngine(): Promise<EspeakEngine> {
+  const dir = espeakPackageDir();
+  if (!dir) {
+    return Promise.reject(
+      new SpeechError('The offline speech engine is not installed (npm install espeak-ng)', 'unavailable'),
+    );
+  }
+  loading ??= load(dir).catch((error: unknown) => {
+    loading = null;
+    throw error;
+  });
+  return loading;
+}

@@ -1,0 +1,95 @@
+/**
+ * Streaming encoders of the text-to-speech output formats (DESIGN §9): 16-bit mono PCM chunks in
+ * (at the engine's rate), bytes of the requested format out, chunk by chunk. PCM is resampled with
+ * a windowed sinc (./resample.ts); MP3 by @breezystack/lamejs at the format's rate and bitrate;
+ * µ-law and A-law by G.711 at 8 kHz; WAV is a RIFF header then PCM. A streamed WAV does not know
+ * its length when the header goes out, so its RIFF and data sizes are 0xFFFFFFFF (readers,
+ * ours included, read to the end of what is there).
+ */
+import { Mp3Encoder } from '@breezystack/lamejs';
+import type { OutputFormat } from '../../ports/text-to-speech.js';
+import { linearToALaw, linearToMuLaw } from './g711.js';
+import { resamplePcm16 } from './resample.js';
+
+export interface AudioEncoder {
+  /** Encodes one chunk of PCM at the input rate; may return an empty buffer (MP3 buffers frames). */
+  push(pcm: Int16Array): Buffer;
+  /** What is left (the MP3 encoder's last frames). */
+  end(): Buffer;
+}
+
+export interface ParsedFormat {
+  codec: 'mp3' | 'pcm' | 'ulaw' | 'alaw' | 'wav';
+  sampleRate: number;
+  /** MP3 only. */
+  kbps?: number;
+}
+
+export function parseFormat(format: OutputFormat): ParsedFormat {
+  const [codec, rate, kbps] = format.split('_') as [ParsedFormat['codec'], string, string | undefined];
+  return { codec, sampleRate: Number(rate), ...(kbps ? { kbps: Number(kbps) } : {}) };
+}
+
+function pcmBytes(pcm: Int16Array): Buffer {
+  const out = Buffer.alloc(pcm.length * 2);
+  for (let i = 0; i < pcm.length; i++) out.writeInt16LE(pcm[i]!, i * 2);
+  return out;
+}
+
+/** A 44-byte RIFF/WAVE header of 16-bit mono PCM; `dataBytes` unknown → 0xFFFFFFFF sizes. */
+export function wavHeader(sampleRate: number, dataBytes?: number): Buffer {
+  const header = Buffer.alloc(44);
+  const unknown = dataBytes === undefined;
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(unknown ? 0xffffffff : 36 + dataBytes, 4);
+  header.write('WAVE', 8, 'latin1');
+  header.write('fmt ', 12, 'latin1');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(unknown ? 0xffffffff : dataBytes, 40);
+  return header;
+}
+
+function companded(pcm: Int16Array, compand: (sample: number) => number): Buffer {
+  const out = Buffer.alloc(pcm.length);
+  for (let i = 0; i < pcm.length; i++) out[i] = compand(pcm[i]!);
+  return out;
+}
+
+export function createEncoder(format: OutputFormat, inputRate: number): AudioEncoder {
+  const { codec, sampleRate, kbps } = parseFormat(format);
+  const resampled = (pcm: Int16Array) => resamplePcm16(pcm, inputRate, sampleRate);
+  switch (codec) {
+    case 'mp3': {
+      const mp3 = new Mp3Encoder(1, sampleRate, kbps!);
+      return {
+        push: (pcm) => Buffer.from(mp3.encodeBuffer(resampled(pcm))),
+        end: () => Buffer.from(mp3.flush()),
+      };
+    }
+    case 'pcm':
+      return { push: (pcm) => pcmBytes(resampled(pcm)), end: () => Buffer.alloc(0) };
+    case 'ulaw':
+      return { push: (pcm) => companded(resampled(pcm), linearToMuLaw), end: () => Buffer.alloc(0) };
+    case 'alaw':
+      return { push: (pcm) => companded(resampled(pcm), linearToALaw), end: () => Buffer.alloc(0) };
+    case 'wav': {
+      let headerSent = false;
+      return {
+        push(pcm) {
+          const body = pcmBytes(resampled(pcm));
+          if (headerSent) return body;
+          headerSent = true;
+          return Buffer.concat([wavHeader(sampleRate), body]);
+        },
+        end: () => (headerSent ? Buffer.alloc(0) : wavHeader(sampleRate, 0)),
+      };
+    }
+  }
+}
