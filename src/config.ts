@@ -291,6 +291,30 @@ function speechConfig(env: Env): SpeechConfig {
   };
 }
 
+/** Text to speech (DESIGN §9): ElevenLabs with its key, else TTS_URL (OpenAI speech protocol), else
+ * offline espeak-ng if installed. TTS_TIMEOUT_MS: between two reads; TTS_MAX_TEXT_CHARS: per request. */
+export interface TtsConfig {
+  elevenLabs: { apiKey: string | undefined; baseUrl: string; model: string };
+  openAi: { url: string | undefined; apiKey: string | undefined; model: string };
+  timeoutMs: number;
+  maxTextChars: number;
+}
+
+const ttsConfig = (env: Env): TtsConfig => ({
+  elevenLabs: {
+    apiKey: str(env, 'ELEVENLABS_API_KEY'),
+    baseUrl: url(env, 'ELEVENLABS_BASE_URL', ['http:', 'https:']) ?? 'https://api.elevenlabs.io',
+    model: str(env, 'ELEVENLABS_TTS_MODEL') ?? 'eleven_turbo_v2_5',
+  },
+  openAi: {
+    url: url(env, 'TTS_URL', ['http:', 'https:']),
+    apiKey: str(env, 'TTS_API_KEY'),
+    model: str(env, 'TTS_MODEL') ?? 'tts-1',
+  },
+  timeoutMs: int(env, 'TTS_TIMEOUT_MS', 30_000, 100, 600_000),
+  maxTextChars: int(env, 'TTS_MAX_TEXT_CHARS', 5000, 1, 100_000),
+});
+
 /** Integrations (DESIGN §10): the key that encrypts their secrets and the limits of vendor calls. */
 export interface IntegrationsConfig {
   /**
@@ -390,6 +414,7 @@ export interface Config {
   knowledge: KnowledgeConfig;
   chat: ChatConfig;
   speech: SpeechConfig;
+  tts: TtsConfig;
   /** Support queries and team notifications. */
   insights: InsightsConfig;
   integrations: IntegrationsConfig;
@@ -459,6 +484,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     knowledge: knowledgeConfig(env),
     speech: speechConfig(env),
+    tts: ttsConfig(env),
     integrations: integrationsConfig(env),
   };
   return deepFreeze(config);

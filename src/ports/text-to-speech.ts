@@ -78,6 +78,8 @@ export interface SynthesisRequest {
 export interface TextToSpeech {
   /** `<engine>` or `<engine>:<model>`, e.g. `espeak-ng`, `elevenlabs:eleven_turbo_v2_5`. */
   readonly id: string;
+  /** The output formats this engine produces (a request for another is refused before synthesis). */
+  readonly formats: readonly OutputFormat[];
   /**
    * Synthesises `request.text` and yields the encoded bytes as they are ready (long text is
    * split on sentences). Throws SpeechError (`unavailable` for credentials or a missing engine,

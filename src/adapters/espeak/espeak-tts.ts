@@ -5,7 +5,7 @@
  * else `en-us`. `speed` (percent) scales espeak's 175 words per minute, bounded to 80–450.
  * Ignored: model, stability, similarity boost and style (espeak has no such settings).
  */
-import type { TextToSpeech } from '../../ports/text-to-speech.js';
+import { OUTPUT_FORMATS, type TextToSpeech } from '../../ports/text-to-speech.js';
 import { createEncoder } from '../tts/encoders.js';
 import { splitSentences } from '../tts/sentences.js';
 import { espeakEngine } from './espeak-wasm.js';
@@ -28,6 +28,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 export function createEspeakTts(): TextToSpeech {
   return {
     id: 'espeak-ng',
+    formats: OUTPUT_FORMATS,
     async *synthesize(request, signal) {
       const engine = await espeakEngine();
       const voice = offlineVoiceOf(request.voice.offlineVoice, request.languageCode);
