@@ -44,6 +44,7 @@ import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
+import { voiceAgentsRoutes } from './modules/voice-agents/index.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
 const SHARED_SCHEMAS = [
@@ -292,6 +293,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(agentsRoutes(container.agents));
       await publicApi.register(deploymentsRoutes(container.deployments));
       await publicApi.register(integrationsRoutes(container.integrations));
+      await publicApi.register(voiceAgentsRoutes(container.voiceAgents));
     },
     { prefix: '/api/public' },
   );

@@ -30,6 +30,7 @@ import { createDeploymentsService, deploymentJobs, type DeploymentsService } fro
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
+import { createVoiceAgentsModule, type VoiceAgentsService } from './modules/voice-agents/index.js';
 
 export interface Container {
   config: Readonly<Config>;
@@ -59,6 +60,8 @@ export interface Container {
   deployments: DeploymentsService;
   /** Integrations and their connectors; `registry` gives the tools of an integration. */
   integrations: IntegrationsModule;
+  /** Voice agents: records and the curated voice catalog (checked when the container is built). */
+  voiceAgents: VoiceAgentsService;
   /** Starts the job queue (and its workers when config.runWorkers). */
   start(): Promise<void>;
   /** Stops workers, then closes the queue, Redis and the database pool. */
@@ -207,6 +210,8 @@ export function createContainer(options: ContainerOptions): Container {
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
   });
+  // Catalog voices only until a provider's voice list is wired in (providerVoices).
+  const voiceAgents = createVoiceAgentsModule({ db });
 
   let closed = false;
   return {
@@ -229,6 +234,7 @@ export function createContainer(options: ContainerOptions): Container {
     notifications,
     deployments,
     integrations,
+    voiceAgents,
     async start() {
       await integrations.verifySecretKey();
       await queue.start({ workers: config.runWorkers });

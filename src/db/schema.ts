@@ -15,6 +15,7 @@ import type { IntegrationsTables } from '../modules/integrations/integrations.ta
 import type { KnowledgeTables } from '../modules/knowledge/knowledge.tables.js';
 import type { SupportTables } from '../modules/support-queries/support-queries.tables.js';
 import type { NotificationTables } from '../modules/team-notifications/team-notifications.tables.js';
+import type { VoiceAgentsTables } from '../modules/voice-agents/voice-agents.tables.js';
 
 /** Mail the outbox adapter keeps when no SMTP server is configured (or one refused it). */
 export interface EmailOutboxTable {
@@ -39,6 +40,7 @@ export interface Database
     NotificationTables,
     ChatTables,
     DeploymentsTables,
-    IntegrationsTables {
+    IntegrationsTables,
+    VoiceAgentsTables {
   email_outbox: EmailOutboxTable;
 }

@@ -1,0 +1,150 @@
+/** SQL of the voice agents module. Every function takes the executor first; tenancy is in SQL. */
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import { isPgError, PG_FOREIGN_KEY_VIOLATION } from '../../db/errors.js';
+import { VoiceAgentErrors } from './voice-agents.errors.js';
+import type { VoiceAgentsTable } from './voice-agents.tables.js';
+
+export type VoiceAgentRow = Selectable<VoiceAgentsTable>;
+
+/** The columns a caller's input may reach (never id, company, author or timestamps). */
+export type VoiceAgentSettings = Pick<
+  Updateable<VoiceAgentsTable>,
+  | 'name'
+  | 'description'
+  | 'voice_id'
+  | 'voice_name'
+  | 'language'
+  | 'model_id'
+  | 'active'
+  | 'temperature'
+  | 'voice_speed'
+  | 'voice_stability'
+  | 'voice_similarity_boost'
+  | 'voice_style'
+  | 'output_format'
+  | 'main_agent_id'
+>;
+
+const COLUMNS = [
+  'id',
+  'company_id',
+  'name',
+  'description',
+  'voice_id',
+  'voice_name',
+  'language',
+  'model_id',
+  'active',
+  'temperature',
+  'voice_speed',
+  'voice_stability',
+  'voice_similarity_boost',
+  'voice_style',
+  'output_format',
+  'main_agent_id',
+  'created_by',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** An agent deleted between the service's check and the write: the same 400 as an unknown one. */
+function agentGone(error: unknown, agentId: string | null | undefined): never {
+  if (isPgError(error, PG_FOREIGN_KEY_VIOLATION) && agentId) throw VoiceAgentErrors.unknownAgent(agentId);
+  throw error;
+}
+
+export async function listVoiceAgents(db: Executor, companyId: string): Promise<VoiceAgentRow[]> {
+  return db
+    .selectFrom('voice_agents')
+    .select(COLUMNS)
+    .where('company_id', '=', companyId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function findVoiceAgent(db: Executor, companyId: string, id: string): Promise<VoiceAgentRow | undefined> {
+  return db
+    .selectFrom('voice_agents')
+    .select(COLUMNS)
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function insertVoiceAgent(
+  db: Executor,
+  companyId: string,
+  createdBy: string | null,
+  values: VoiceAgentSettings & Pick<Insertable<VoiceAgentsTable>, 'name' | 'voice_id'>,
+): Promise<VoiceAgentRow> {
+  const { name, description, voice_id, voice_name, language, model_id, active, temperature } = values;
+  const { voice_speed, voice_stability, voice_similarity_boost, voice_style, output_format, main_agent_id } = values;
+  return db
+    .insertInto('voice_agents')
+    .values({
+      company_id: companyId,
+      created_by: createdBy,
+      name,
+      description,
+      voice_id,
+      voice_name,
+      language,
+      model_id,
+      active,
+      temperature,
+      voice_speed,
+      voice_stability,
+      voice_similarity_boost,
+      voice_style,
+      output_format,
+      main_agent_id,
+    })
+    .returning(COLUMNS)
+    .executeTakeFirstOrThrow()
+    .catch((error: unknown) => agentGone(error, main_agent_id));
+}
+
+export async function updateVoiceAgent(
+  db: Executor,
+  companyId: string,
+  id: string,
+  values: VoiceAgentSettings,
+): Promise<VoiceAgentRow | undefined> {
+  const { name, description, voice_id, voice_name, language, model_id, active, temperature } = values;
+  const { voice_speed, voice_stability, voice_similarity_boost, voice_style, output_format, main_agent_id } = values;
+  return db
+    .updateTable('voice_agents')
+    .set({
+      name,
+      description,
+      voice_id,
+      voice_name,
+      language,
+      model_id,
+      active,
+      temperature,
+      voice_speed,
+      voice_stability,
+      voice_similarity_boost,
+      voice_style,
+      output_format,
+      main_agent_id,
+      updated_at: sql`now()`,
+    })
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst()
+    .catch((error: unknown) => agentGone(error, main_agent_id));
+}
+
+export async function deleteVoiceAgent(db: Executor, companyId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('voice_agents')
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
