@@ -19,7 +19,7 @@ import Fastify, {
 } from 'fastify';
 import type { Container } from './container.js';
 import { pingDatabase } from './db/database.js';
-import { apiKeyAuth, chatTokenAuth } from './http/auth.js';
+import { apiKeyAuth, bearerChatTokenAuth, chatTokenAuth } from './http/auth.js';
 import './http/caller.js';
 import {
   AppError,
@@ -42,6 +42,7 @@ import { deploymentsRoutes } from './modules/deployments/index.js';
 import { ApiKey, ChatToken, identityRoutes, User } from './modules/identity/index.js';
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
+import { openAiRoutes } from './modules/openai-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 import { voiceAgentsRoutes } from './modules/voice-agents/index.js';
@@ -160,6 +161,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key of a company (sk_…)' },
           apiToken: { type: 'apiKey', in: 'header', name: 'x-api-token', description: 'Chat token (ct_…)' },
+          chatBearer: { type: 'http', scheme: 'bearer', description: 'Chat token (ct_…) as an OpenAI API key (/v1)' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when the instance sets one' },
         },
       },
@@ -314,6 +316,18 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       );
     },
     { prefix: '/api/v1/chat' },
+  );
+
+  // OpenAI's protocol for OpenAI clients: a chat token as the Bearer key, OpenAI's error shape.
+  await app.register(
+    async (openAi) => {
+      openAi.addHook('onRequest', bearerChatTokenAuth(container.identity));
+      openAi.addHook('onRoute', (route) => {
+        route.schema = { security: [{ chatBearer: [] }, { apiToken: [] }], ...route.schema };
+      });
+      await openAi.register(openAiRoutes(container.openAi, { limits, heartbeatMs: config.chat.heartbeatMs }));
+    },
+    { prefix: '/v1' },
   );
 
   // Support queries and team notifications: full paths, one scope so both families share the

@@ -24,6 +24,7 @@ import { speechFromConfig } from './adapters/speech/speech-adapters.js';
 import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
 import { chatJobs, createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
+import { createOpenAiModule, type OpenAiService } from './modules/openai-api/index.js';
 import { createSupportQueriesService, type SupportQueriesService } from './modules/support-queries/index.js';
 import { createTeamNotificationsService, type TeamNotificationsService } from './modules/team-notifications/index.js';
 import { createDeploymentsService, deploymentJobs, type DeploymentsService } from './modules/deployments/index.js';
@@ -52,6 +53,8 @@ export interface Container {
   agents: AgentsService;
   /** Chat: conversations and agent turns (the chat family). */
   chat: ChatModule;
+  /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
+  openAi: OpenAiService;
   /** Support queries: the recorder the platform writes through and the family's reads. */
   supportQueries: SupportQueriesService;
   /** Team notifications: `notify` for the platform and the family's reads. */
@@ -230,6 +233,7 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
+    openAi: createOpenAiModule({ db, clock, chat }),
     supportQueries,
     notifications,
     deployments,

@@ -415,11 +415,13 @@ function buildProbe(op: Operation, m: Mutation): Probe {
 // ---------------------------------------------------------------------------------------------
 // The answer
 
-const SHAPE_KEYS: Record<ErrorShape, Record<string, 'string' | 'number'>> = {
+const SHAPE_KEYS: Record<ErrorShape, Record<string, 'string' | 'number' | 'object'>> = {
   insights: { error: 'string', message: 'string', statusCode: 'number', timestamp: 'string', path: 'string' },
   chat: { error: 'string', message: 'string', statusCode: 'number' },
   'detail-status': { detail: 'string', status_code: 'number' },
   detail: { detail: 'string' },
+  // OpenAI's `{error: {message, type, param, code}}` (the /v1 endpoint): checked further below.
+  openai: { error: 'object' },
 };
 
 function describeProbe(probe: Probe): string {
@@ -445,6 +447,12 @@ function checkAnswer(probe: Probe, res: LightMyRequestResponse): void {
   if (keys.join() !== Object.keys(expected).sort().join()) throw new Error(`not the ${shape} shape: ${what}`);
   for (const [key, type] of Object.entries(expected)) {
     if (typeof (body as Record<string, unknown>)[key] !== type) throw new Error(`${key} is not a ${type}: ${what}`);
+  }
+  if (shape === 'openai') {
+    const inner = (body as { error: Record<string, unknown> }).error;
+    const fields = Object.keys(inner).sort().join();
+    if (fields !== 'code,message,param,type' || typeof inner.message !== 'string' || typeof inner.type !== 'string')
+      throw new Error(`not the openai shape: ${what}`);
   }
   const status = (body as Record<string, unknown>).statusCode ?? (body as Record<string, unknown>).status_code;
   if (status !== undefined && status !== res.statusCode) throw new Error(`status in body differs: ${what}`);

@@ -37,6 +37,25 @@ export function chatTokenAuth(auth: Authenticator): onRequestAsyncHookHandler {
   };
 }
 
+/**
+ * A chat token as OpenAI's clients send a key (`Authorization: Bearer <token>`), or `x-api-token`:
+ * the OpenAI-compatible `/v1`. Missing or unknown → 401 (rendered as OpenAI's `invalid_api_key`).
+ */
+export function bearerChatTokenAuth(auth: Authenticator): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(headerValue(request, 'authorization') ?? '')?.[1];
+    const secret = headerValue(request, 'x-api-token') ?? bearer;
+    if (!secret) {
+      throw AppErrors.unauthorized(
+        'You did not provide an API key: send your chat token as Authorization: Bearer <token> (or x-api-token)',
+      );
+    }
+    const caller = await auth.authenticateChatToken(secret);
+    if (!caller) throw AppErrors.unauthorized('Incorrect API key provided: the chat token is unknown or revoked');
+    request.caller = caller;
+  };
+}
+
 export function userCaller(request: FastifyRequest): UserCaller {
   const caller: Caller | null = request.caller;
   if (caller?.kind !== 'user') throw AppErrors.unauthorized('Missing x-api-key header');

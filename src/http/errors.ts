@@ -72,13 +72,15 @@ export const AppErrors = {
   unavailable: (message: string) => new AppError(503, message),
 };
 
-/** The four body shapes of the interface spec. */
-export type ErrorShape = 'insights' | 'chat' | 'detail-status' | 'detail';
+/** The four body shapes of the interface spec, and OpenAI's for the OpenAI-compatible `/v1`. */
+export type ErrorShape = 'insights' | 'chat' | 'detail-status' | 'detail' | 'openai';
 
 const SHAPE_BY_PREFIX: [string, ErrorShape][] = [
   ['/customer-support', 'insights'],
   ['/team-notifications', 'insights'],
   ['/api/v1/chat', 'chat'],
+  // The OpenAI-compatible endpoint: `{error: {message, type, param, code}}`, as OpenAI's clients expect.
+  ['/v1', 'openai'],
   ['/api/public/documents', 'detail'],
   ['/api/public/collections', 'detail'],
   ['/api/public/voice-agents', 'detail'],
@@ -135,7 +137,28 @@ export function renderError(
       return { detail: error.message, status_code: error.statusCode };
     case 'detail':
       return { detail: error.message };
+    case 'openai':
+      return { error: openAiError(error) };
   }
+}
+
+/** OpenAI's `type` of an error by status (clients branch on status, then on `code`). */
+function openAiType(status: number): string {
+  if (status === 429) return 'requests';
+  return status >= 500 ? 'server_error' : 'invalid_request_error';
+}
+
+const OPENAI_CODES: Record<number, string> = { 401: 'invalid_api_key', 429: 'rate_limit_exceeded' };
+
+/**
+ * `{message, type, param, code}`: `code` is the AppError's when it is an OpenAI code (snake_case,
+ * `model_not_found`), else OpenAI's for the status or null; `param` is the field a 400 names.
+ */
+function openAiError(error: { statusCode: number; code: string; message: string }) {
+  const param =
+    error.statusCode === 400 ? (/(?:field|parameter|header) '([^']+)'/.exec(error.message)?.[1] ?? null) : null;
+  const code = /^[a-z][a-z0-9_]*$/.test(error.code) ? error.code : (OPENAI_CODES[error.statusCode] ?? null);
+  return { message: error.message, type: openAiType(error.statusCode), param, code };
 }
 
 /** Response schemas of the error bodies, for route schemas and the OpenAPI document. */
@@ -161,6 +184,17 @@ export const ErrorBodies: Record<ErrorShape, TSchema> = {
   detail: Type.Object(
     { detail: Type.String() },
     { $id: 'DetailError', title: 'Documents/collections/voice/integrations error' },
+  ),
+  openai: Type.Object(
+    {
+      error: Type.Object({
+        message: Type.String(),
+        type: Type.String({ examples: ['invalid_request_error'] }),
+        param: Type.Union([Type.String(), Type.Null()]),
+        code: Type.Union([Type.String(), Type.Null()], { examples: ['model_not_found'] }),
+      }),
+    },
+    { $id: 'OpenAiError', title: 'OpenAI-compatible error' },
   ),
 };
 

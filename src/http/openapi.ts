@@ -47,6 +47,11 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
   { name: 'chat', description: 'Conversations with an agent, whole or streamed (server-sent events) replies.' },
   { name: 'support queries', description: 'Outcomes of support queries handled by agents, dashboard and analytics.' },
   { name: 'team notifications', description: "Agent action notifications and each user's read status." },
+  {
+    name: 'openai',
+    description:
+      "Deployed agents behind OpenAI's chat-completions protocol (`/v1`, chat token as Bearer key; OpenAI's error shape).",
+  },
 ];
 
 const ERROR_EXAMPLE_MESSAGES: Record<number, string> = {
@@ -76,6 +81,7 @@ const SHAPE_BY_SCHEMA: Record<string, ErrorShape> = {
   ChatError: 'chat',
   DetailStatusError: 'detail-status',
   DetailError: 'detail',
+  OpenAiError: 'openai',
 };
 
 /** The fixed instant examples are written at, so that the document is the same on every build. */

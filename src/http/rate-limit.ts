@@ -31,9 +31,13 @@ declare module 'fastify' {
   }
 }
 
-/** The credential a request is counted against: a hash of its key or token, else its address. */
+/**
+ * The credential a request is counted against: a hash of its key or token, else its address. A
+ * chat token may also come as `Authorization: Bearer` (the OpenAI-compatible `/v1`).
+ */
 function credentialOf(request: FastifyRequest, header: string): string {
-  const value = request.headers[header];
+  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  const value = request.headers[header] ?? (header === 'x-api-token' ? bearer : undefined);
   if (typeof value === 'string' && value.length > 0) {
     return createHash('sha256').update(value).digest('base64url').slice(0, 24);
   }

@@ -40,6 +40,8 @@ export interface LlmRequest {
   messages: LlmMessage[];
   /** 0–2. */
   temperature: number;
+  /** The most tokens the reply may have (unset: the provider's default). */
+  maxTokens?: number;
   /** Aborting it cancels the upstream request. */
   signal: AbortSignal;
   /** Tools the model may call (none: a plain reply). */

@@ -182,6 +182,7 @@ export function createAiSdkLanguageModels(options: AiSdkOptions): LanguageModels
         const { stream } = await entry.model(modelId).doStream({
           prompt: toPrompt(request),
           temperature: request.temperature,
+          ...(request.maxTokens !== undefined ? { maxOutputTokens: request.maxTokens } : {}),
           abortSignal: signal,
           ...toTools(request),
         });

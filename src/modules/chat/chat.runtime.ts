@@ -26,6 +26,20 @@ export interface TurnInput {
   query: string;
   /** Earlier turns, oldest first. */
   history: LlmMessage[];
+  /** The caller's sampling settings for a model agent (the OpenAI-compatible endpoint); unset: the agent's. */
+  options?: TurnOptions;
+}
+
+/** Sampling settings a caller may set for one turn; the built-in responder has none to honour. */
+export interface TurnOptions {
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** Tokens of a turn's model calls as the provider counted them (summed over tool steps). */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
 }
 
 export interface TurnOutcome {
@@ -38,6 +52,8 @@ export interface TurnOutcome {
   model: string;
   /** The tool calls of the turn, in the order they ended. */
   actions: ToolAction[];
+  /** Provider-counted tokens; absent when the provider reports none (or for the built-in responder). */
+  usage?: TurnUsage;
 }
 
 /** What the model writes when it cannot answer from what it was given; never shown to the user. */
@@ -242,6 +258,14 @@ export function createChatRuntime(deps: RuntimeDeps) {
     const maxSteps = deps.maxToolSteps ?? 5;
     const offered = llmTools(tools);
     let text = '';
+    let usage: TurnUsage | undefined;
+    const onUsage = ({ inputTokens, outputTokens }: { inputTokens?: number; outputTokens?: number }) => {
+      if (inputTokens === undefined && outputTokens === undefined) return;
+      usage = {
+        inputTokens: (usage?.inputTokens ?? 0) + (inputTokens ?? 0),
+        outputTokens: (usage?.outputTokens ?? 0) + (outputTokens ?? 0),
+      };
+    };
     // Text of a later step starts on a new paragraph when the earlier text did not end one.
     let stepStart = false;
     const emit = (delta: string) => {
@@ -262,7 +286,9 @@ export function createChatRuntime(deps: RuntimeDeps) {
         for await (const part of deps.llm.stream({
           model: input.agent.model,
           messages,
-          temperature: input.agent.temperature,
+          temperature: input.options?.temperature ?? input.agent.temperature,
+          ...(input.options?.maxTokens !== undefined ? { maxTokens: input.options.maxTokens } : {}),
+          onUsage,
           signal,
           ...(offered.length ? { tools: offered, toolChoice: step < maxSteps ? 'auto' : 'none' } : {}),
         })) {
@@ -295,6 +321,7 @@ export function createChatRuntime(deps: RuntimeDeps) {
       retrieved: passages.length,
       model: input.agent.model,
       actions,
+      ...(usage ? { usage } : {}),
     };
   }
 

@@ -19,7 +19,7 @@ import type { AgentNotifier, ChatDeployments, ChatSpeech, SupportRecorder } from
 import * as repo from './chat.repo.js';
 import { parseHistory, transcribe } from './chat.turn-input.js';
 import type { KbPassage } from './chat.kb-responder.js';
-import type { ChatRuntime, TurnOutcome } from './chat.runtime.js';
+import type { ChatRuntime, TurnOptions, TurnOutcome, TurnUsage } from './chat.runtime.js';
 import { notifyToolCalls, toolChunk } from './chat.tool-records.js';
 import type { ToolAction } from './chat.tools.js';
 import type { AudioPart, ChatForm, StreamEvent } from './chat.schemas.js';
@@ -67,6 +67,8 @@ export interface PreparedTurn {
   /** Knowledge search started while the turn was prepared (text queries). */
   retrieval: Promise<KbPassage[]> | null;
   retrievalAbort: AbortController;
+  /** The caller's sampling settings (OpenAI-compatible endpoint), honoured by model agents. */
+  options: TurnOptions;
 }
 
 export interface TurnResult {
@@ -76,6 +78,8 @@ export interface TurnResult {
   was_resolved: boolean;
   message_id: string | null;
   finish_reason: 'stop' | 'aborted' | 'error';
+  /** Provider-counted tokens, when the provider reported them. */
+  usage: TurnUsage | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -310,7 +314,7 @@ export function createTurns(deps: TurnsDeps) {
   }
 
   return {
-    async prepare(caller: ChatCaller, form: ChatForm): Promise<PreparedTurn> {
+    async prepare(caller: ChatCaller, form: ChatForm, options: TurnOptions = {}): Promise<PreparedTurn> {
       const startedAt = clock.now().getTime();
       const key = parseAgentKey(form.agent_key);
       checkAgentAllowed(caller, key.agentId);
@@ -357,6 +361,7 @@ export function createTurns(deps: TurnsDeps) {
           startedAt,
           retrieval,
           retrievalAbort,
+          options,
         };
       } catch (error) {
         retrievalAbort.abort();
@@ -393,7 +398,13 @@ export function createTurns(deps: TurnsDeps) {
           if (!turn.query) throw AppErrors.validation('The audio contained no speech');
         }
         outcome = await deps.runtime.respond(
-          { companyId: turn.caller.companyId, agent: turn.agent, query: turn.query, history: turn.history },
+          {
+            companyId: turn.caller.companyId,
+            agent: turn.agent,
+            query: turn.query,
+            history: turn.history,
+            options: turn.options,
+          },
           signal,
           (delta) => {
             text += delta;
@@ -465,6 +476,7 @@ export function createTurns(deps: TurnsDeps) {
         was_resolved: final.resolved,
         message_id: messageId,
         finish_reason: finish,
+        usage: final.usage ?? null,
       };
     },
   };

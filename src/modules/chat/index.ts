@@ -21,7 +21,8 @@ import { createConversationsService } from './chat.service.js';
 import { createStreamHub } from './chat.stream-hub.js';
 import { createTurns, type ServingRecord, type TurnMetrics } from './chat.turns.js';
 
-export type { ServingRecord } from './chat.turns.js';
+export type { PreparedTurn, ServingRecord, TurnResult } from './chat.turns.js';
+export type { StreamEvent } from './chat.schemas.js';
 export { chatJobs } from './chat.escalation.js';
 export { chatRoutes } from './chat.routes.js';
 export { Conversation, Message } from './chat.schemas.js';
