@@ -25,6 +25,7 @@ export function voiceAgentsRoutes(voiceAgents: VoiceAgentsService): FastifyPlugi
       {
         schema: {
           operationId: 'listVoiceAgents',
+          description: "The company's voice agents, oldest first, with their voices and settings.",
           tags,
           summary: "The company's voice agents, oldest first",
           response: { 200: Type.Array(VoiceAgent), ...errors },
@@ -55,6 +56,8 @@ export function voiceAgentsRoutes(voiceAgents: VoiceAgentsService): FastifyPlugi
       {
         schema: {
           operationId: 'listEnglishVoices',
+          description:
+            'Curated voices that speak English, featured first then by name, filtered by gender, category, accent and featured_only; at most max_voices (default 100, max 100).',
           tags,
           summary: 'Curated English voices, featured first (gender, category, accent, featured_only, max_voices ≤ 100)',
           querystring: EnglishVoicesQuery,
@@ -69,6 +72,8 @@ export function voiceAgentsRoutes(voiceAgents: VoiceAgentsService): FastifyPlugi
       {
         schema: {
           operationId: 'listArabicVoices',
+          description:
+            'Curated voices that speak Arabic (Modern Standard, Gulf, Egyptian, Levantine), the bilingual ones included; optionally of one gender.',
           tags,
           summary: 'Curated voices that speak Arabic, bilingual ones included (gender male or female)',
           querystring: ArabicVoicesQuery,
@@ -83,6 +88,7 @@ export function voiceAgentsRoutes(voiceAgents: VoiceAgentsService): FastifyPlugi
       {
         schema: {
           operationId: 'listMultilingualVoices',
+          description: 'Curated voices that speak both English and Arabic.',
           tags,
           summary: 'Curated voices that speak both English and Arabic',
           response: { 200: VoiceList, ...errors },
@@ -96,6 +102,7 @@ export function voiceAgentsRoutes(voiceAgents: VoiceAgentsService): FastifyPlugi
       {
         schema: {
           operationId: 'getVoiceAgent',
+          description: 'One voice agent of the company (an extension: the interface lists no read of one record).',
           tags,
           summary: 'One voice agent of the company',
           params: VoiceAgentParams,
@@ -111,6 +118,8 @@ export function voiceAgentsRoutes(voiceAgents: VoiceAgentsService): FastifyPlugi
         preHandler: write,
         schema: {
           operationId: 'updateVoiceAgent',
+          description:
+            "Changes the fields sent; a new voice_id without voice_name takes the new voice's name; main_agent_id null unlinks the agent.",
           tags,
           summary: 'Change any of the fields sent (developer)',
           params: VoiceAgentParams,
@@ -127,6 +136,7 @@ export function voiceAgentsRoutes(voiceAgents: VoiceAgentsService): FastifyPlugi
         preHandler: write,
         schema: {
           operationId: 'deleteVoiceAgent',
+          description: 'Deletes a voice agent of the company.',
           tags,
           summary: 'Delete a voice agent (developer)',
           params: VoiceAgentParams,
