@@ -74,8 +74,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-type Family = 'detail-status' | 'detail' | 'chat' | 'insights';
+type Family = 'detail-status' | 'detail' | 'chat' | 'insights' | 'openai';
 const SHAPES: Record<Family, string[]> = {
+  // OpenAI's `{error: {message, type, param, code}}` (/v1): the message is error.message.
+  openai: ['error'],
   'detail-status': ['detail', 'status_code'],
   detail: ['detail'],
   chat: ['error', 'message', 'statusCode'],
@@ -257,6 +259,15 @@ const ROUTES: WriteRoute[] = [
     chat: true,
   },
   {
+    // The body tolerates the documented OpenAI request fields it does not use (n, top_p …);
+    // none of the probed names is one of them, so every probe is still refused by name.
+    method: 'POST',
+    path: '/v1/chat/completions',
+    body: () => ({ model: ids.agentKey, messages: [{ role: 'user', content: 'hello' }] }),
+    family: 'openai',
+    chat: true,
+  },
+  {
     method: 'PATCH',
     path: '/team-notifications/:notification/users/:user/status',
     body: () => ({ status: 'read' }),
@@ -344,7 +355,7 @@ describe('write routes refuse ids, tenancy, timestamps, authors and unknown keys
         expect(res.statusCode, `${key}: ${res.body}`).toBe(400);
         const body = res.json();
         expect(Object.keys(body).sort(), key).toEqual(SHAPES[route.family]);
-        const message = body.detail ?? body.message;
+        const message = body.detail ?? body.message ?? body.error?.message;
         expect(message).toBe(`Invalid request body: unknown field '${key}'`);
       }
       expect(await snapshot()).toBe(before);
