@@ -21,6 +21,7 @@ import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters
 import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
+import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
 import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
 import { chatJobs, createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
@@ -31,7 +32,12 @@ import { createDeploymentsService, deploymentJobs, type DeploymentsService } fro
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
-import { createVoiceAgentsModule, type VoiceAgentsService } from './modules/voice-agents/index.js';
+import {
+  createVoiceAgentsModule,
+  createVoiceSpeechService,
+  type VoiceAgentsService,
+  type VoiceSpeechService,
+} from './modules/voice-agents/index.js';
 
 export interface Container {
   config: Readonly<Config>;
@@ -65,6 +71,8 @@ export interface Container {
   integrations: IntegrationsModule;
   /** Voice agents: records and the curated voice catalog (checked when the container is built). */
   voiceAgents: VoiceAgentsService;
+  /** Text to speech and speech to text of the voice agents family. */
+  voiceSpeech: VoiceSpeechService;
   /** Starts the job queue (and its workers when config.runWorkers). */
   start(): Promise<void>;
   /** Stops workers, then closes the queue, Redis and the database pool. */
@@ -168,6 +176,7 @@ export function createContainer(options: ContainerOptions): Container {
   });
   for (const job of deploymentJobs(deployments)) queue.defineTask(job);
 
+  const speech = speechFromConfig(config.speech);
   const chat = createChatModule({
     db,
     clock,
@@ -177,7 +186,7 @@ export function createContainer(options: ContainerOptions): Container {
     supportQueries,
     notifications,
     deployments,
-    speech: speechFromConfig(config.speech),
+    speech,
     // The integrations module is built below; its tools are read when a turn runs.
     tools: {
       forAgent: (companyId, agent) => integrations.agentTools.forAgent(companyId, agent),
@@ -215,6 +224,11 @@ export function createContainer(options: ContainerOptions): Container {
   });
   // Catalog voices only until a provider's voice list is wired in (providerVoices).
   const voiceAgents = createVoiceAgentsModule({ db });
+  const voiceSpeech = createVoiceSpeechService({
+    tts: ttsFromConfig(config.tts),
+    stt: speech,
+    maxAudioBytes: config.chat.maxAudioBytes,
+  });
 
   let closed = false;
   return {
@@ -239,6 +253,7 @@ export function createContainer(options: ContainerOptions): Container {
     deployments,
     integrations,
     voiceAgents,
+    voiceSpeech,
     async start() {
       await integrations.verifySecretKey();
       await queue.start({ workers: config.runWorkers });

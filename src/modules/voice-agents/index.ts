@@ -8,6 +8,8 @@ import { createVoiceAgentsService, type VoiceAgentsDeps, type VoiceAgentsService
 
 export { CatalogError, catalogVoices, findCatalogVoice, offlineVoiceFor } from './voice-catalog.js';
 export { voiceAgentsRoutes } from './voice-agents.routes.js';
+export { voiceSpeechRoutes } from './voice-agents.speech.routes.js';
+export { createVoiceSpeechService, type VoiceSpeechDeps, type VoiceSpeechService } from './voice-agents.speech.js';
 export {
   DEFAULT_MODEL_ID,
   LANGUAGES,

@@ -1,0 +1,129 @@
+/**
+ * The voice agents family's speech routes: `POST /voice-agents/vendor/voices/{voiceId}/tts` (and
+ * the alias `elevenlabs` for `vendor`), audio streamed while it is encoded, and
+ * `POST /voice-agents/stt` (multipart `file`, optional `language`). A client that goes away
+ * aborts the synthesis (no further sentence is synthesised).
+ */
+import { Readable } from 'node:stream';
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
+import type { AudioFile } from '../../ports/speech.js';
+import { OUTPUT_FORMATS } from '../../ports/text-to-speech.js';
+import type { VoiceSpeechService } from './voice-agents.speech.js';
+
+const errors = errorResponses('detail');
+const tags = ['voice-agents'];
+const Unit = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 1, description }));
+
+export const TtsParams = Type.Object(
+  { voiceId: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }) },
+  { additionalProperties: false },
+);
+
+export const TtsBody = Type.Object(
+  {
+    text: Type.String({
+      minLength: 1,
+      maxLength: 100_000,
+      description: 'At most TTS_MAX_TEXT_CHARS (default 5000) characters.',
+    }),
+    model_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    language_code: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[A-Za-z]{2})?$' })),
+    output_format: Type.Optional(Type.String({ maxLength: 40, description: `One of ${OUTPUT_FORMATS.join(', ')}.` })),
+    voice_speed: Type.Optional(Type.Number({ minimum: 25, maximum: 400, description: 'Percent of normal speed.' })),
+    voice_stability: Unit('0.0–1.0; ElevenLabs only'),
+    voice_similarity_boost: Unit('0.0–1.0; ElevenLabs only'),
+    voice_style: Unit('0.0–1.0; ElevenLabs only'),
+  },
+  { additionalProperties: false },
+);
+
+export const Transcript = Type.Object({
+  text: Type.String(),
+  language: Type.Optional(Type.String()),
+  duration_s: Type.Optional(Type.Number()),
+});
+
+const Audio = Type.Unsafe<unknown>({
+  type: 'string',
+  format: 'binary',
+  description:
+    'audio/mpeg, audio/L16;rate=N (raw 16-bit little-endian mono), audio/basic, audio/x-alaw-basic, audio/wav',
+});
+
+/** An AbortSignal that fires when the client goes away before the answer is complete. */
+function disconnectSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** The form's `file` and `language`; a file over the cap is a 413. */
+async function readAudioForm(request: FastifyRequest): Promise<AudioFile | undefined> {
+  if (!request.isMultipart())
+    throw AppErrors.unsupportedMediaType('Send the audio as multipart/form-data (field file)');
+  let file: AudioFile | undefined;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') continue; // `language`: engines detect it; the answer says what they heard.
+      if (part.fieldname !== 'file')
+        throw AppErrors.validation(`Invalid field '${truncateQuoted(part.fieldname)}': only 'file' may be a file`);
+      file = { buffer: await part.toBuffer(), filename: part.filename, mimetype: part.mimetype };
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    const { statusCode, message } = error as { statusCode?: number; message?: string };
+    if (statusCode === 413) throw AppErrors.payloadTooLarge("Invalid field 'file': the audio is too large");
+    throw AppErrors.validation(`The multipart form could not be read: ${truncateQuoted(message ?? 'unknown error')}`);
+  }
+  return file;
+}
+
+export function voiceSpeechRoutes(speech: VoiceSpeechService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    await app.register(fastifyMultipart, {
+      limits: { fileSize: speech.maxAudioBytes, files: 1, fields: 5, fieldSize: 1024 },
+      throwFileSizeLimit: true,
+    });
+
+    for (const vendor of ['vendor', 'elevenlabs'] as const) {
+      app.post(
+        `/voice-agents/${vendor}/voices/:voiceId/tts`,
+        {
+          schema: {
+            operationId: vendor === 'vendor' ? 'textToSpeech' : 'textToSpeechElevenLabs',
+            tags,
+            summary: `Text to speech in a voice${vendor === 'elevenlabs' ? ' (alias of …/vendor/…)' : ''}`,
+            description: `Streams audio in output_format (default mp3_44100_128) while it is encoded. Formats: ${OUTPUT_FORMATS.join(', ')}; an engine may serve fewer (the 400 lists them). text: at most TTS_MAX_TEXT_CHARS (default 5000).`,
+            params: TtsParams,
+            body: TtsBody,
+            response: { 200: Audio, ...errors },
+          },
+        },
+        async (request, reply) => {
+          const audio = await speech.speak(request.params.voiceId, request.body, disconnectSignal(reply));
+          return reply.code(200).type(audio.contentType).send(Readable.from(audio.body));
+        },
+      );
+    }
+
+    app.post(
+      '/voice-agents/stt',
+      {
+        schema: {
+          operationId: 'speechToText',
+          tags,
+          summary: 'Speech to text (multipart: file, optional language)',
+          consumes: ['multipart/form-data'],
+          response: { 200: Transcript, ...errors },
+        },
+      },
+      async (request, reply) => speech.transcribe(await readAudioForm(request), disconnectSignal(reply)),
+    );
+  };
+}

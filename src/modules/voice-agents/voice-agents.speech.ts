@@ -1,0 +1,183 @@
+/**
+ * Speech for the voice agents family (DESIGN §9): text to speech in a curated (or the provider's)
+ * voice, streamed while it is encoded, and speech to text through the chat family's speech port.
+ * The engines come from the container; with none, a 503 says what to configure.
+ */
+import { AppError, AppErrors } from '../../http/errors.js';
+import { SpeechError, type AudioFile, type SpeechToText } from '../../ports/speech.js';
+import {
+  contentTypeOf,
+  DEFAULT_OUTPUT_FORMAT,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  type TextToSpeech,
+} from '../../ports/text-to-speech.js';
+import { findCatalogVoice, offlineVoiceFor } from './voice-catalog.js';
+
+export interface VoiceSpeechDeps {
+  tts: { tts: TextToSpeech | null; reason: string | null; maxTextChars: number };
+  stt: { stt: SpeechToText | null; reason: string | null };
+  maxAudioBytes: number;
+}
+
+export interface SpeakInput {
+  text: string;
+  model_id?: string;
+  language_code?: string;
+  output_format?: string;
+  voice_speed?: number;
+  voice_stability?: number;
+  voice_similarity_boost?: number;
+  voice_style?: number;
+}
+
+export interface SpokenAudio {
+  contentType: string;
+  /** The audio, the first chunk already synthesised (so a refusal is an error status, not a cut stream). */
+  body: AsyncIterable<Buffer>;
+}
+
+export interface Transcription {
+  text: string;
+  language?: string;
+  duration_s?: number;
+}
+
+export type VoiceSpeechService = ReturnType<typeof createVoiceSpeechService>;
+
+/** A SpeechError of text to speech as the family's error. */
+function ttsError(error: unknown, voiceId: string): unknown {
+  if (!(error instanceof SpeechError)) return error;
+  if (error.status === 404) return AppErrors.notFound('Voice', voiceId);
+  if (error.status === 429) return AppErrors.tooManyRequests(`Text-to-speech provider is busy: ${error.message}`);
+  switch (error.failure) {
+    case 'unavailable':
+      return AppErrors.unavailable(`Text-to-speech failed: ${error.message}`);
+    case 'audio':
+    case 'format':
+      return AppErrors.validation(`Invalid field 'text': ${error.message}`);
+    case 'provider':
+      return new AppError(502, `Text-to-speech failed: ${error.message}`, 'BadGateway');
+  }
+}
+
+/** Pulls the first chunk now; the rest streams. */
+async function started(source: AsyncIterable<Buffer>, voiceId: string): Promise<AsyncIterable<Buffer>> {
+  const iterator = source[Symbol.asyncIterator]();
+  let first: IteratorResult<Buffer>;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    throw ttsError(error, voiceId);
+  }
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        if (!first.done) yield first.value;
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+      } finally {
+        await iterator.return?.();
+      }
+    },
+  };
+}
+
+/** Seconds of a PCM WAV file from its header, when it is one. */
+function wavSeconds(buffer: Buffer): number | undefined {
+  if (buffer.length < 44 || buffer.toString('latin1', 0, 4) !== 'RIFF' || buffer.toString('latin1', 8, 12) !== 'WAVE') {
+    return undefined;
+  }
+  const byteRate = buffer.readUInt32LE(28);
+  const dataAt = buffer.indexOf('data', 12, 'latin1');
+  if (!byteRate || dataAt < 0 || dataAt + 8 > buffer.length) return undefined;
+  const size = Math.min(buffer.readUInt32LE(dataAt + 4), buffer.length - dataAt - 8);
+  return Math.round((size / byteRate) * 1000) / 1000;
+}
+
+const AUDIO_EXTENSIONS = /\.(wav|mp3|mpga|mpeg|m4a|mp4|aac|ogg|oga|opus|webm|flac)$/i;
+
+export function isAudioUpload(file: AudioFile): boolean {
+  return /^(audio|video)\//.test(file.mimetype) || AUDIO_EXTENSIONS.test(file.filename);
+}
+
+export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
+  const { maxTextChars } = deps.tts;
+  return {
+    maxTextChars,
+    maxAudioBytes: deps.maxAudioBytes,
+
+    /** Speaks `input.text` in `voiceId`; throws the family's errors. */
+    async speak(voiceId: string, input: SpeakInput, signal: AbortSignal): Promise<SpokenAudio> {
+      const format = (input.output_format ?? DEFAULT_OUTPUT_FORMAT) as OutputFormat;
+      if (!OUTPUT_FORMATS.includes(format)) {
+        throw VoiceSpeechErrors.format(input.output_format!, OUTPUT_FORMATS);
+      }
+      if (!input.text.trim()) throw AppErrors.validation("Invalid field 'text': must not be blank");
+      if (input.text.length > maxTextChars) {
+        throw AppErrors.validation(
+          `Invalid field 'text': at most ${maxTextChars} characters (got ${input.text.length})`,
+        );
+      }
+      const engine = deps.tts.tts;
+      if (!engine) throw AppErrors.unavailable(deps.tts.reason ?? 'Text-to-speech is not configured');
+      if (!engine.formats.includes(format)) throw VoiceSpeechErrors.format(format, engine.formats, engine.id);
+      const curated = findCatalogVoice(voiceId);
+      // Outside the catalog only a provider knows the voice (it answers 404 for one it does not).
+      if (!curated && engine.id === 'espeak-ng') throw AppErrors.notFound('Voice', voiceId);
+      const language = input.language_code?.slice(0, 2).toLowerCase();
+      const source = engine.synthesize(
+        {
+          text: input.text,
+          voice: { voiceId, ...(curated ? { offlineVoice: offlineVoiceFor(curated, language) } : {}) },
+          format,
+          modelId: input.model_id,
+          languageCode: input.language_code,
+          speed: input.voice_speed,
+          stability: input.voice_stability,
+          similarityBoost: input.voice_similarity_boost,
+          style: input.voice_style,
+        },
+        signal,
+      );
+      return { contentType: contentTypeOf(format), body: await started(source, voiceId) };
+    },
+
+    /** The transcript of an uploaded audio file; throws the family's errors. */
+    async transcribe(file: AudioFile | undefined, signal: AbortSignal): Promise<Transcription> {
+      if (!file || file.buffer.length === 0)
+        throw AppErrors.validation("Invalid field 'file': an audio file is required");
+      if (file.buffer.length > deps.maxAudioBytes) {
+        throw AppErrors.payloadTooLarge(`Invalid field 'file': larger than ${deps.maxAudioBytes} bytes`);
+      }
+      if (!isAudioUpload(file)) {
+        throw AppErrors.unsupportedMediaType(
+          `Invalid field 'file': ${file.mimetype} is not audio (send WAV, MP3, OGG, WebM or M4A)`,
+        );
+      }
+      const engine = deps.stt.stt;
+      if (!engine) throw AppErrors.unavailable(deps.stt.reason ?? 'Speech-to-text is not configured');
+      try {
+        const transcript = await engine.transcribe(file, signal);
+        const duration = wavSeconds(file.buffer);
+        return {
+          text: transcript.text,
+          ...(transcript.language ? { language: transcript.language } : {}),
+          ...(duration !== undefined ? { duration_s: duration } : {}),
+        };
+      } catch (error) {
+        if (!(error instanceof SpeechError)) throw error;
+        if (error.failure === 'format') throw AppErrors.unsupportedMediaType(`Invalid field 'file': ${error.message}`);
+        if (error.failure === 'audio') throw AppErrors.validation(`Invalid field 'file': ${error.message}`);
+        if (error.failure === 'unavailable') throw AppErrors.unavailable(`Speech-to-text failed: ${error.message}`);
+        throw new AppError(502, `Speech-to-text failed: ${error.message}`, 'BadGateway');
+      }
+    },
+  };
+}
+
+export const VoiceSpeechErrors = {
+  format: (format: string, supported: readonly string[], engine?: string) =>
+    AppErrors.validation(
+      `Invalid field 'output_format': ${JSON.stringify(format)} is not ${engine ? `served by ${engine}` : 'a known format'}; supported: ${supported.join(', ')}`,
+    ),
+};
