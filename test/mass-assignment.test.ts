@@ -30,7 +30,8 @@ const ids = {} as Record<
   | 'integration'
   | 'conversation'
   | 'notification'
-  | 'voiceAgent',
+  | 'voiceAgent'
+  | 'voiceId',
   string
 >;
 let chatHeaders: { 'x-api-token': string };
@@ -70,6 +71,7 @@ beforeAll(async () => {
       message: 'A notification to set a status on',
     })
   ).id;
+  ids.voiceId = '21m00Tcm4TlvDq8ikWAM';
   ids.voiceAgent = (await post('/api/public/voice-agents', { name: 'Desk', voice_id: '21m00Tcm4TlvDq8ikWAM' })).id;
 });
 afterAll(async () => t.close());
@@ -223,6 +225,12 @@ const ROUTES: WriteRoute[] = [
     body: () => ({ name: 'Renamed' }),
     family: 'detail',
   },
+  ...(['vendor', 'elevenlabs'] as const).map((vendor): WriteRoute => ({
+    method: 'POST',
+    path: `/api/public/voice-agents/${vendor}/voices/:voiceId/tts`,
+    body: () => ({ text: 'Hello.' }),
+    family: 'detail',
+  })),
   {
     method: 'POST',
     path: '/api/v1/chat/conversations',
