@@ -1,0 +1,181 @@
+/**
+ * What the OpenAI-compatible endpoint adds to a streamed turn: time to first token of
+ * `POST /v1/chat/completions` (stream: true, JSON, Bearer token) against the chat family's own
+ * `POST /api/v1/chat/agent/stream` (multipart form, x-api-token), same agent, same questions,
+ * samples alternated so that both see the machine in the same state. Target: < 0.5 ms p50 added.
+ *
+ *   npx tsx bench/chat/openai-compatible.ts [--samples 300] [--tokens 20]
+ *
+ * The fake OpenAI provider runs in a process of its own and the service in another (as in
+ * bench/chat/stream.ts), with a 40-article help centre so each turn's search feeds the prompt.
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
+import { benchDatabase, benchPort, startFakeProviderProcess, startService } from '../lib/harness.js';
+
+const { values } = parseArgs({
+  options: { samples: { type: 'string', default: '300' }, tokens: { type: 'string', default: '20' } },
+});
+const samples = Number(values.samples);
+const tokenCount = Number(values.tokens);
+const apiKey = 'sk_bench_chat_key_000000000001';
+const apiToken = 'ct_bench_chat_token_0000000001';
+const port = benchPort();
+const base = `http://127.0.0.1:${port}`;
+setGlobalDispatcher(new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 60_000 }));
+
+/** Milliseconds from sending the request to the first read that holds `marker`; reads to the end. */
+async function firstToken(url: string, init: RequestInit, marker: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url, init);
+  if (!res.ok || !res.body) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
+  const decoder = new TextDecoder();
+  let first = -1;
+  for await (const value of res.body) {
+    if (first < 0 && decoder.decode(value as Uint8Array, { stream: true }).includes(marker))
+      first = performance.now() - t0;
+  }
+  if (first < 0) throw new Error(`${url}: no token`);
+  return first;
+}
+
+async function api(method: string, url: string, body?: unknown) {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function until(check: () => Promise<boolean>, what: string) {
+  for (let i = 0; i < 600; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out: ${what}`);
+}
+
+async function setUp(): Promise<string> {
+  const topics = ['refund', 'shipping', 'password', 'invoice', 'subscription'];
+  topics.push('warranty', 'delivery', 'account', 'payment', 'return');
+  for (const [i, topic] of topics.flatMap((t) => [t, t, t, t]).entries()) {
+    const upload = await api('POST', '/api/public/documents/upload/article', {
+      document_title: `${topic} help, part ${i}`,
+      content:
+        `How to handle a ${topic} request. Customers who ask about a ${topic} should open the account page and follow the ${topic} steps. `.repeat(
+          6,
+        ),
+    });
+    await until(
+      async () => (await api('GET', `/api/public/documents/task/${String(upload.task_id)}`)).status === 'completed',
+      'ingestion',
+    );
+  }
+  const agent = await api('POST', '/api/public/agents', {
+    title: 'Bench agent',
+    model: 'fake:gpt-bench',
+    temperature: 0,
+    instructions: 'Answer briefly.',
+  });
+  const deployment = await api('POST', '/api/public/deployments', {
+    deployable_type: 'agent',
+    deployable_id: agent.id,
+    channel: 'web',
+    region_id: '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001',
+  });
+  await api('POST', `/api/public/deployments/${String(deployment.id)}/start`);
+  await until(
+    async () => (await api('GET', `/api/public/deployments/${String(deployment.id)}`)).status === 'active',
+    'roll-out',
+  );
+  return `agent:${String(agent.id)}:web:us-east`;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main() {
+  const fake = await startFakeProviderProcess();
+  const database = await benchDatabase();
+  const server = await startService(port, {
+    DATABASE_URL: database.url,
+    BOOTSTRAP_API_KEY: apiKey,
+    BOOTSTRAP_API_TOKEN: apiToken,
+    LLM_PROVIDERS: JSON.stringify([
+      { name: 'fake', type: 'openai', base_url: fake.url, api_key: 'sk-fake', models: ['gpt-bench'] },
+    ]),
+    EMBEDDINGS_PROVIDER: 'none',
+    RATE_LIMIT_CHAT_STREAM_PER_MINUTE: '10000000',
+    RATE_LIMIT_CHAT_PER_MINUTE: '10000000',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
+  }).catch(async (error: unknown) => {
+    await database.drop();
+    throw error;
+  });
+  try {
+    const agentKey = await setUp();
+    await fake.script({ tokens: Array.from({ length: tokenCount }, (_, i) => `tok${i} `) });
+    const questions = ['refund', 'shipping', 'password', 'invoice', 'payment'].flatMap((topic) => [
+      `How do I get a ${topic} for my order?`,
+      `What is your ${topic} policy?`,
+    ]);
+    const chatFamily = async (question: string) => {
+      const form = new FormData();
+      form.set('agent_key', agentKey);
+      form.set('query', question);
+      const encoded = new Response(form);
+      const body = new Uint8Array(await encoded.arrayBuffer());
+      const type = encoded.headers.get('content-type')!;
+      return firstToken(
+        `${base}/api/v1/chat/agent/stream`,
+        { method: 'POST', headers: { 'x-api-token': apiToken, 'content-type': type }, body },
+        'event: agent_text_chunk',
+      );
+    };
+    const openAi = (question: string) =>
+      firstToken(
+        `${base}/v1/chat/completions`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: agentKey, stream: true, messages: [{ role: 'user', content: question }] }),
+        },
+        '"content":"tok',
+      );
+    for (const question of questions) {
+      await chatFamily(question);
+      await openAi(question);
+    }
+    const family: number[] = [];
+    const compatible: number[] = [];
+    const paired: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const question = questions[i % questions.length]!;
+      // Alternate which goes first, so that neither always follows the other.
+      const [a, b] =
+        i % 2
+          ? [await chatFamily(question), await openAi(question)]
+          : swap(await openAi(question), await chatFamily(question));
+      family.push(a);
+      compatible.push(b);
+      paired.push(b - a);
+    }
+    console.log(`samples ${samples}, ${tokenCount} tokens a reply`);
+    console.log(`chat family stream first token p50 ${median(family).toFixed(3)} ms`);
+    console.log(`/v1/chat/completions first token p50 ${median(compatible).toFixed(3)} ms`);
+    console.log(`added p50 (difference of medians) ${(median(compatible) - median(family)).toFixed(3)} ms`);
+    console.log(`added p50 (median of paired differences) ${median(paired).toFixed(3)} ms  (target < 0.5 ms)`);
+  } finally {
+    await server.stop();
+    await fake.close();
+    await database.drop();
+  }
+}
+
+/** (openai, family) → (family, openai). */
+const swap = (openAiMs: number, familyMs: number): [number, number] => [familyMs, openAiMs];
+
+await main();
