@@ -9,11 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { chatSetup, type ChatSetup } from './helpers/chat.js';
 import { fakeProviders, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
+import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
+import { integrationsApi } from './helpers/integrations.js';
 import { uploadArticle, waitForTask } from './knowledge/helpers.js';
 
 let t: TestApp;
 let base: string;
 let fake: FakeOpenAi;
+let slack: FakeSlack;
 let kb: ChatSetup;
 let llm: ChatSetup;
 
@@ -22,8 +25,12 @@ const client = (apiKey: string, options: { maxRetries?: number } = {}) =>
 const tokenOf = (setup: ChatSetup) => setup.token['x-api-token'];
 
 beforeAll(async () => {
-  fake = await startFakeOpenAi();
-  t = await createTestApp({ LLM_PROVIDERS: fakeProviders(fake), EMBEDDINGS_PROVIDER: 'none' });
+  [fake, slack] = await Promise.all([startFakeOpenAi(), startFakeSlack()]);
+  t = await createTestApp({
+    LLM_PROVIDERS: fakeProviders(fake),
+    EMBEDDINGS_PROVIDER: 'none',
+    ALLOW_PRIVATE_URLS: 'true',
+  });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   kb = await chatSetup(t.app, t.container);
   const upload = await uploadArticle(t.app, kb.tenant.headers, {
@@ -35,7 +42,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await t?.close();
-  await fake?.close();
+  await Promise.all([fake?.close(), slack?.close()]);
 });
 
 async function storedTurn(setup: ChatSetup, conversationId: string) {
@@ -192,6 +199,50 @@ describe('POST /v1/chat/completions', () => {
     });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error.param).toBe('metadata.conversation_id');
+  });
+
+  it("carries the agent's tool activity in the switchboard field, whole and streamed", async () => {
+    const setup = await chatSetup(t.app, t.container, { model: 'fake:gpt-test' });
+    const made = await integrationsApi(t.app, setup.tenant).create({
+      name: 'Team Slack',
+      type: 'slack',
+      agent_id: setup.agentId,
+      config: { bot_token: slack.token, channel: 'C0SUPPORT', base_url: `${slack.url}/api` },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    fake.reply = (request) =>
+      request.messages.some((message) => message.role === 'tool')
+        ? { tokens: ['I told the team.'] }
+        : { tokens: [], toolCalls: [{ name: 'slack_post_message', arguments: { text: 'A customer needs help' } }] };
+    const openai = client(tokenOf(setup));
+    const request = { model: setup.agentKey, messages: [{ role: 'user' as const, content: 'Tell the team' }] };
+    const whole = await openai.chat.completions.create(request);
+    expect(whole.choices[0]!.message.content).toBe('I told the team.');
+    const extension = (whole as unknown as { switchboard: { tools: { tool: string; status: string }[] } }).switchboard;
+    expect(extension.tools).toEqual([expect.objectContaining({ tool: 'slack_post_message', status: 'ok' })]);
+    const chunks = [];
+    for await (const chunk of await openai.chat.completions.create({ ...request, stream: true })) chunks.push(chunk);
+    const tool = chunks.find((chunk) => (chunk as unknown as { switchboard?: { tool?: unknown } }).switchboard?.tool);
+    expect(tool?.choices[0]!.delta).toEqual({});
+    expect((tool as unknown as { switchboard: { tool: { tool: string } } }).switchboard.tool.tool).toBe(
+      'slack_post_message',
+    );
+    expect(slack.posted.at(-1)).toEqual({ channel: 'C0SUPPORT', text: 'A customer needs help' });
+  });
+
+  it('ends a stream whose provider fails midway with an error event the SDK raises', async () => {
+    fake.reply = () => ({ tokens: ['Partial', ' answer'], errorAfter: 1 });
+    const stream = await client(tokenOf(llm)).chat.completions.create({
+      model: llm.agentKey,
+      messages: [{ role: 'user', content: 'Tell me everything' }],
+      stream: true,
+    });
+    let text = '';
+    const failure = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect(text).toBe('Partial');
   });
 
   it('lets a bound token name its agent by id', async () => {

@@ -14,6 +14,7 @@ export interface OpenAiRouteOptions {
 
 const tags = ['openai'];
 const errors = errorResponses('openai', [400, 401, 404, 409, 429, 500, 502, 503, 504]);
+const modelErrors = errorResponses('openai', [401, 429, 500]);
 
 const COMPLETIONS_DESCRIPTION = [
   "OpenAI's chat-completions protocol in front of a deployed agent: point any OpenAI client at `<base>/v1` with a chat",
@@ -43,7 +44,7 @@ export function openAiRoutes(service: OpenAiService, options: OpenAiRouteOptions
           summary: 'The agents this chat token may use, as OpenAI models',
           description:
             "The company's active agent deployments as agent keys (a bound token: its agent's, and the agent id itself), as OpenAI model objects.",
-          response: { 200: ModelList, ...errors },
+          response: { 200: ModelList, ...modelErrors },
         },
       },
       async (request) => service.models(chatCaller(request)),
