@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
 import type { AudioFile } from '../../ports/speech.js';
 import { OUTPUT_FORMATS } from '../../ports/text-to-speech.js';
+import { VOICE_SPEED } from './voice-agents.schemas.js';
 import type { VoiceSpeechService } from './voice-agents.speech.js';
 
 const errors = errorResponses('detail');
@@ -33,7 +34,7 @@ export const TtsBody = Type.Object(
     model_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     language_code: Type.Optional(Type.String({ pattern: '^[a-z]{2}(-[A-Za-z]{2})?$' })),
     output_format: Type.Optional(Type.String({ maxLength: 40, description: `One of ${OUTPUT_FORMATS.join(', ')}.` })),
-    voice_speed: Type.Optional(Type.Number({ minimum: 25, maximum: 400, description: 'Percent of normal speed.' })),
+    voice_speed: Type.Optional(Type.Number({ ...VOICE_SPEED, description: 'Percent of normal speed, 50 to 200.' })),
     voice_stability: Unit('0.0–1.0; ElevenLabs only'),
     voice_similarity_boost: Unit('0.0–1.0; ElevenLabs only'),
     voice_style: Unit('0.0–1.0; ElevenLabs only'),
