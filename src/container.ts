@@ -22,6 +22,7 @@ import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } 
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
 import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
+import { createElevenLabsVoices } from './adapters/elevenlabs/elevenlabs-voices.js';
 import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
 import { chatJobs, createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
@@ -222,12 +223,21 @@ export function createContainer(options: ContainerOptions): Container {
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
   });
-  // Catalog voices only until a provider's voice list is wired in (providerVoices).
-  const voiceAgents = createVoiceAgentsModule({ db });
+  // With ElevenLabs, its voice list (cached) is accepted besides the catalog's voices.
+  const { elevenLabs } = config.tts;
+  const providerVoices = elevenLabs.apiKey
+    ? createElevenLabsVoices({
+        apiKey: elevenLabs.apiKey,
+        baseUrl: elevenLabs.baseUrl,
+        timeoutMs: config.tts.timeoutMs,
+      })
+    : null;
+  const voiceAgents = createVoiceAgentsModule({ db, providerVoices });
   const voiceSpeech = createVoiceSpeechService({
     tts: ttsFromConfig(config.tts),
     stt: speech,
     maxAudioBytes: config.chat.maxAudioBytes,
+    providerVoices,
   });
 
   let closed = false;

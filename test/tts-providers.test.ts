@@ -1,6 +1,7 @@
 /** The HTTP text-to-speech engines against local peers that answer like ElevenLabs and OpenAI's speech protocol. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createElevenLabsTts } from '../src/adapters/elevenlabs/elevenlabs-tts.js';
+import { createElevenLabsVoices } from '../src/adapters/elevenlabs/elevenlabs-voices.js';
 import { createOpenAiTts } from '../src/adapters/openai-compatible/openai-tts.js';
 import { SpeechError } from '../src/ports/speech.js';
 import type { SynthesisRequest, TextToSpeech } from '../src/ports/text-to-speech.js';
@@ -79,6 +80,28 @@ describe('ElevenLabs text to speech', () => {
     const error = await failure(collect(tts()));
     expect(error).toMatchObject({ failure: 'provider', status: 429 });
     expect(error.message).toContain('Too many concurrent requests');
+  });
+
+  it('reads the account voice list once and answers from the cache until it is stale', async () => {
+    let clock = 0;
+    const voices = createElevenLabsVoices({
+      apiKey: peer.apiKey,
+      baseUrl: peer.url,
+      timeoutMs: 5000,
+      ttlMs: 1000,
+      now: () => clock,
+    });
+    const signal = new AbortController().signal;
+    const listed = () => peer.requests.filter((r) => r.path === '/v1/voices').length;
+    const before = listed();
+    expect(await voices.hasVoice(VOICE, signal)).toBe(true);
+    expect(await voices.hasVoice('someoneElse', signal)).toBe(false);
+    expect(listed() - before).toBe(1);
+    clock = 2000;
+    await voices.hasVoice(VOICE, signal);
+    expect(listed() - before).toBe(2);
+    const refused = createElevenLabsVoices({ apiKey: 'xi-wrong-key-000000', baseUrl: peer.url, timeoutMs: 5000 });
+    expect(await failure(refused.hasVoice(VOICE, signal))).toMatchObject({ failure: 'unavailable', status: 401 });
   });
 
   it('gives up on a provider that does not answer', async () => {

@@ -161,7 +161,7 @@ describe('offline text to speech (espeak-ng)', () => {
 
 describe('text to speech through providers', () => {
   it('streams ElevenLabs audio with the settings, and maps its 404, 401 and 429', async () => {
-    const peer = await startFakeElevenLabsTts('xi-route-key-000000', [RACHEL]);
+    const peer = await startFakeElevenLabsTts('xi-route-key-000000', [RACHEL, 'accountVoice0001']);
     const t = await createTestApp({
       RATE_LIMIT_ENABLED: 'false',
       ELEVENLABS_API_KEY: peer.apiKey,
@@ -185,6 +185,17 @@ describe('text to speech through providers', () => {
         voice_settings: { stability: 0.2 },
       });
       expect((await post('notAVoiceAtTheVendor', { text: 'Hi.' })).statusCode).toBe(404);
+      const own = await post('accountVoice0001', { text: 'Mine.' });
+      expect(own.statusCode).toBe(200);
+      expect(own.body).toBe('AUDIO:Mine.');
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/public/voice-agents',
+        headers: tenant.headers,
+        payload: { name: 'Own voice', voice_id: 'accountVoice0001' },
+      });
+      expect(created.statusCode).toBe(201);
+      expect(peer.requests.filter((r) => r.path === '/v1/voices').length).toBe(1);
       peer.fail({ kind: 'status', status: 429, code: 'quota_exceeded', message: 'Quota exceeded' });
       const busy = await post(RACHEL, { text: 'Hi.' });
       expect(busy.statusCode).toBe(429);

@@ -1,7 +1,7 @@
 /**
  * A local server that answers like ElevenLabs text to speech
  * (`POST /v1/text-to-speech/{voice_id}/stream?output_format=…`, header `xi-api-key`, JSON body
- * `{ text, model_id, language_code?, voice_settings }`): it checks the key, the body and the format,
+ * `{ text, model_id, language_code?, voice_settings }`; `GET /v1/voices`): it checks the key, the body and the format,
  * and streams "audio" back in three chunks; it knows the voices in `voices`. Errors in the
  * vendor's shape `{ detail: { status, message } }`: 401 invalid_api_key, 404 voice_not_found,
  * 422 validation, or a scripted 429 / hang.
@@ -79,6 +79,13 @@ export async function startFakeElevenLabsTts(
     const fault = faults.shift();
     if (fault?.kind === 'hang') return;
     if (fault) return error(fault.status, fault.code, fault.message);
+    if (request.method === 'GET' && url.pathname === '/v1/voices') {
+      if (credential !== apiKey) return error(401, 'invalid_api_key', 'Invalid API key');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      return response.end(
+        JSON.stringify({ voices: voices.map((id) => ({ voice_id: id, name: id, category: 'premade' })) }),
+      );
+    }
     const match = /^\/v1\/text-to-speech\/([^/]+)\/stream$/.exec(url.pathname);
     if (request.method !== 'POST' || !match) return error(404, 'not_found', 'Not found');
     if (credential !== apiKey) return error(401, 'invalid_api_key', 'Invalid API key');

@@ -12,12 +12,15 @@ import {
   type OutputFormat,
   type TextToSpeech,
 } from '../../ports/text-to-speech.js';
+import type { ProviderVoices } from './voice-agents.ports.js';
 import { findCatalogVoice, offlineVoiceFor } from './voice-catalog.js';
 
 export interface VoiceSpeechDeps {
   tts: { tts: TextToSpeech | null; reason: string | null; maxTextChars: number };
   stt: { stt: SpeechToText | null; reason: string | null };
   maxAudioBytes: number;
+  /** The provider's voice list (ElevenLabs), checked for a voice outside the catalog. */
+  providerVoices?: ProviderVoices | null;
 }
 
 export interface SpeakInput {
@@ -102,6 +105,17 @@ export function isAudioUpload(file: AudioFile): boolean {
 
 export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
   const { maxTextChars } = deps.tts;
+
+  /**
+   * Whether a voice outside the catalog may be asked of the engine: never offline; with a voice
+   * list, when the provider has it; with a provider but no list (or a list that cannot be read),
+   * yes, and the provider's own 404 answers.
+   */
+  async function providerKnows(voiceId: string, signal: AbortSignal): Promise<boolean> {
+    if (deps.tts.tts?.id === 'espeak-ng') return false;
+    if (!deps.providerVoices) return true;
+    return deps.providerVoices.hasVoice(voiceId, signal).catch(() => true);
+  }
   return {
     maxTextChars,
     maxAudioBytes: deps.maxAudioBytes,
@@ -122,8 +136,7 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
       if (!engine) throw AppErrors.unavailable(deps.tts.reason ?? 'Text-to-speech is not configured');
       if (!engine.formats.includes(format)) throw VoiceSpeechErrors.format(format, engine.formats, engine.id);
       const curated = findCatalogVoice(voiceId);
-      // Outside the catalog only a provider knows the voice (it answers 404 for one it does not).
-      if (!curated && engine.id === 'espeak-ng') throw AppErrors.notFound('Voice', voiceId);
+      if (!curated && !(await providerKnows(voiceId, signal))) throw AppErrors.notFound('Voice', voiceId);
       const language = input.language_code?.slice(0, 2).toLowerCase();
       const source = engine.synthesize(
         {
