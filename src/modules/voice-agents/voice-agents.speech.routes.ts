@@ -42,6 +42,12 @@ export const TtsBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** The multipart form of `/stt`, for the OpenAPI document (the handler reads the parts itself). */
+const SttForm = Type.Object({
+  file: Type.String({ format: 'binary', contentMediaType: 'application/octet-stream', description: 'The audio.' }),
+  language: Type.Optional(Type.String({ maxLength: 16, description: 'ISO 639-1 code of the speech (a hint).' })),
+});
+
 export const Transcript = Type.Object({
   text: Type.String(),
   language: Type.Optional(Type.String()),
@@ -120,7 +126,10 @@ export function voiceSpeechRoutes(speech: VoiceSpeechService): FastifyPluginAsyn
           operationId: 'speechToText',
           tags,
           summary: 'Speech to text (multipart: file, optional language)',
+          description:
+            'Transcribes the audio `file` with the configured speech-to-text engine (ElevenLabs, an OpenAI-compatible server at STT_URL, or a local Whisper model). No file → 400, not audio or a format the engine cannot read → 415, over CHAT_MAX_AUDIO_BYTES → 413, no engine → 503 naming what to configure. `language` is accepted; the engines detect the language themselves.',
           consumes: ['multipart/form-data'],
+          multipartBody: SttForm,
           response: { 200: Transcript, ...errors },
         },
       },
