@@ -45,7 +45,7 @@ import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules
 import { openAiRoutes } from './modules/openai-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
-import { voiceAgentsRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
+import { voiceAgentsRoutes, voiceRespondRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
 const SHARED_SCHEMAS = [
@@ -297,6 +297,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(integrationsRoutes(container.integrations));
       await publicApi.register(voiceAgentsRoutes(container.voiceAgents));
       await publicApi.register(voiceSpeechRoutes(container.voiceSpeech));
+      await publicApi.register(voiceRespondRoutes(container.voiceRespond, container.voiceSpeech.maxAudioBytes));
     },
     { prefix: '/api/public' },
   );

@@ -35,8 +35,10 @@ import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
 import {
   createVoiceAgentsModule,
+  createVoiceRespond,
   createVoiceSpeechService,
   type VoiceAgentsService,
+  type VoiceRespond,
   type VoiceSpeechService,
 } from './modules/voice-agents/index.js';
 
@@ -74,6 +76,8 @@ export interface Container {
   voiceAgents: VoiceAgentsService;
   /** Text to speech and speech to text of the voice agents family. */
   voiceSpeech: VoiceSpeechService;
+  /** Voice turns: a voice agent's main agent answers through the chat turn, spoken. */
+  voiceRespond: VoiceRespond;
   /** Starts the job queue (and its workers when config.runWorkers). */
   start(): Promise<void>;
   /** Stops workers, then closes the queue, Redis and the database pool. */
@@ -264,6 +268,7 @@ export function createContainer(options: ContainerOptions): Container {
     integrations,
     voiceAgents,
     voiceSpeech,
+    voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     async start() {
       await integrations.verifySecretKey();
       await queue.start({ workers: config.runWorkers });

@@ -17,7 +17,8 @@ export interface UserCaller {
 
 export interface ChatCaller {
   kind: 'chat';
-  tokenId: string;
+  /** The chat token; null for a turn a company member starts (a voice agent's spoken turn). */
+  tokenId: string | null;
   companyId: string;
   agentId: string | null;
 }

@@ -314,7 +314,16 @@ export function createTurns(deps: TurnsDeps) {
   }
 
   return {
-    async prepare(caller: ChatCaller, form: ChatForm, options: TurnOptions = {}): Promise<PreparedTurn> {
+    /**
+     * `serving.deployment: false` serves the agent without a live deployment of the key's channel
+     * and region (a voice agent's turn: the active voice agent is what serves it).
+     */
+    async prepare(
+      caller: ChatCaller,
+      form: ChatForm,
+      options: TurnOptions = {},
+      serving: { deployment?: boolean } = {},
+    ): Promise<PreparedTurn> {
       const startedAt = clock.now().getTime();
       const key = parseAgentKey(form.agent_key);
       checkAgentAllowed(caller, key.agentId);
@@ -329,7 +338,10 @@ export function createTurns(deps: TurnsDeps) {
       const query = form.query?.trim() ?? '';
       if (!query && !audio) throw AppErrors.validation("Invalid field 'query': is required (or send an audio file)");
       // The deployment check runs alongside the agent lookup; an unknown agent is reported first.
-      const deployment = deps.deployments ? liveDeployment(caller.companyId, key) : Promise.resolve(null);
+      const deployment =
+        deps.deployments && serving.deployment !== false
+          ? liveDeployment(caller.companyId, key)
+          : Promise.resolve(null);
       deployment.catch(() => undefined);
       const { agent, retrieval, retrievalAbort } = await agentAndRetrieval(
         caller,

@@ -9,6 +9,8 @@ import { createVoiceAgentsService, type VoiceAgentsDeps, type VoiceAgentsService
 export { CatalogError, catalogVoices, findCatalogVoice, offlineVoiceFor } from './voice-catalog.js';
 export { voiceAgentsRoutes } from './voice-agents.routes.js';
 export { voiceSpeechRoutes } from './voice-agents.speech.routes.js';
+export { voiceRespondRoutes } from './voice-agents.respond.routes.js';
+export { createVoiceRespond, type VoiceRespond } from './voice-agents.respond.js';
 export { createVoiceSpeechService, type VoiceSpeechDeps, type VoiceSpeechService } from './voice-agents.speech.js';
 export {
   DEFAULT_MODEL_ID,

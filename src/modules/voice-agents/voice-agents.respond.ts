@@ -1,0 +1,246 @@
+/**
+ * A voice turn (DESIGN §9): audio or text in, the voice agent's main agent answers through the
+ * chat family's turn (conversation on channel `voice`, the same records as a chat: messages,
+ * support query, notifications, tools), and the answer is spoken with the voice agent's voice
+ * and settings. Streamed, each finished sentence is synthesised as soon as its text is complete
+ * while later text still streams; otherwise the whole answer is spoken as one audio body.
+ */
+import type { Db } from '../../db/database.js';
+import type { ChatCaller, CompanyContext } from '../../http/caller.js';
+import { AppError, AppErrors } from '../../http/errors.js';
+import type { AudioFile } from '../../ports/speech.js';
+import { contentTypeOf, type OutputFormat } from '../../ports/text-to-speech.js';
+import type { ChatModule, PreparedTurn, TurnResult } from '../chat/index.js';
+import { findVoiceAgent, type VoiceAgentRow } from './voice-agents.repo.js';
+import type { SpeakInput, SpokenAudio, VoiceSpeechService } from './voice-agents.speech.js';
+
+export interface VoiceRespondDeps {
+  db: Db;
+  turns: Pick<ChatModule['turns'], 'prepare' | 'run'>;
+  speech: VoiceSpeechService;
+}
+
+export interface RespondInput {
+  audio?: AudioFile;
+  text?: string;
+  conversation_id?: string;
+  user?: string;
+}
+
+export type VoiceEvent =
+  | { type: 'start'; conversation_id: string; voice_agent_id: string }
+  | { type: 'transcribed_text'; content: string }
+  | { type: 'agent_text_chunk'; content: string }
+  | { type: 'audio_chunk'; index: number; format: string; content_type: string; audio: string }
+  | { type: 'end'; conversation_id: string; message_id: string | null }
+  | { type: 'error'; status: number; detail: string };
+
+export interface PreparedVoiceTurn {
+  voiceAgent: VoiceAgentRow;
+  transcript: string | null;
+  turn: PreparedTurn;
+}
+
+/** The chat channel and region of voice turns (`agent:<main agent>:voice:global`). */
+export const VOICE_CHANNEL = 'voice';
+export const VOICE_REGION = 'global';
+export const MAX_TEXT = 8000;
+
+/** The end of a sentence: terminal punctuation (Latin, Arabic, CJK), closing quotes, then space. */
+const SENTENCE_END = /[.!?؟。！？…]+["'”’»)\]]*\s+/g;
+
+/** Splits streamed text into finished sentences; `rest()` is what is left at the end. */
+export function sentenceSplitter() {
+  let buffer = '';
+  return {
+    push(delta: string): string[] {
+      buffer += delta;
+      const sentences: string[] = [];
+      let from = 0;
+      SENTENCE_END.lastIndex = 0;
+      for (let match = SENTENCE_END.exec(buffer); match; match = SENTENCE_END.exec(buffer)) {
+        const end = match.index + match[0].length;
+        const sentence = buffer.slice(from, end).trim();
+        if (sentence) sentences.push(sentence);
+        from = end;
+      }
+      buffer = buffer.slice(from);
+      return sentences;
+    },
+    rest(): string {
+      const left = buffer.trim();
+      buffer = '';
+      return left;
+    },
+  };
+}
+
+async function collect(audio: SpokenAudio): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of audio.body) parts.push(part);
+  return Buffer.concat(parts);
+}
+
+const statusOf = (error: unknown) => (error instanceof AppError ? error.statusCode : 500);
+const detailOf = (error: unknown) =>
+  error instanceof AppError ? error.message : 'The voice turn failed (see the server log)';
+
+export function createVoiceRespond(deps: VoiceRespondDeps) {
+  const settings = (agent: VoiceAgentRow, text: string): SpeakInput => ({
+    text,
+    model_id: agent.model_id,
+    language_code: agent.language,
+    output_format: agent.output_format,
+    voice_speed: agent.voice_speed,
+    voice_stability: agent.voice_stability,
+    voice_similarity_boost: agent.voice_similarity_boost,
+    voice_style: agent.voice_style,
+  });
+
+  /** Long text in pieces the engine accepts (at most maxTextChars, cut at a space when one is near). */
+  function pieces(text: string): string[] {
+    const max = deps.speech.maxTextChars;
+    const out: string[] = [];
+    let rest = text;
+    while (rest.length > max) {
+      const space = rest.lastIndexOf(' ', max);
+      const cut = space > max / 2 ? space : max;
+      out.push(rest.slice(0, cut));
+      rest = rest.slice(cut).trimStart();
+    }
+    if (rest.trim()) out.push(rest);
+    return out;
+  }
+
+  return {
+    /**
+     * Checks the request and the voice agent, transcribes audio (the /stt route's errors), and
+     * prepares the chat turn; every refusal here is a status, before any answer starts.
+     */
+    async prepare(
+      context: CompanyContext,
+      voiceAgentId: string,
+      input: RespondInput,
+      signal: AbortSignal,
+    ): Promise<PreparedVoiceTurn> {
+      if (input.audio && input.text !== undefined)
+        throw AppErrors.validation("Invalid field 'text': send either audio or text, not both");
+      if (!input.audio && input.text === undefined)
+        throw AppErrors.validation("Invalid field 'text': send audio (a file) or text");
+      if (input.text !== undefined && !input.text.trim())
+        throw AppErrors.validation("Invalid field 'text': must not be blank");
+      if (input.text !== undefined && input.text.length > MAX_TEXT)
+        throw AppErrors.validation(`Invalid field 'text': at most ${MAX_TEXT} characters (got ${input.text.length})`);
+      const voiceAgent = await findVoiceAgent(deps.db, context.companyId, voiceAgentId);
+      if (!voiceAgent) throw AppErrors.notFound('Voice agent', voiceAgentId);
+      if (!voiceAgent.active)
+        throw AppErrors.conflict(`Voice agent ${voiceAgent.id} is inactive: set active to true to talk to it`);
+      if (!voiceAgent.main_agent_id)
+        throw AppErrors.conflict(`Voice agent ${voiceAgent.id} has no main agent: set main_agent_id to answer`);
+      let transcript: string | null = null;
+      if (input.audio) {
+        transcript = (await deps.speech.transcribe(input.audio, signal)).text.trim();
+        if (!transcript) throw AppErrors.validation("Invalid field 'audio': the audio contained no speech");
+      }
+      const caller: ChatCaller = { kind: 'chat', tokenId: null, companyId: context.companyId, agentId: null };
+      const turn = await deps.turns.prepare(
+        caller,
+        {
+          agent_key: `agent:${voiceAgent.main_agent_id}:${VOICE_CHANNEL}:${VOICE_REGION}`,
+          query: transcript ?? input.text!,
+          ...(input.conversation_id !== undefined ? { conversation_id: input.conversation_id } : {}),
+          ...(input.user !== undefined ? { user: input.user } : {}),
+        },
+        { temperature: voiceAgent.temperature },
+        { deployment: false },
+      );
+      return { voiceAgent, transcript, turn };
+    },
+
+    /**
+     * Streams the turn: `start`, `transcribed_text`, `agent_text_chunk`…, an `audio_chunk` per
+     * finished sentence (synthesised in order, as soon as the sentence is complete), `end`.
+     * Failures are sent as `error` then `end`. `signal` (the client leaving) stops the model
+     * call and any further synthesis.
+     */
+    async stream(prepared: PreparedVoiceTurn, signal: AbortSignal, send: (event: VoiceEvent) => void): Promise<void> {
+      const { voiceAgent, turn } = prepared;
+      const format = voiceAgent.output_format as OutputFormat;
+      const contentType = contentTypeOf(format);
+      send({ type: 'start', conversation_id: turn.conversation.id, voice_agent_id: voiceAgent.id });
+      if (prepared.transcript !== null) send({ type: 'transcribed_text', content: prepared.transcript });
+      const splitter = sentenceSplitter();
+      let index = 0;
+      let spoken: Promise<void> = Promise.resolve();
+      let failure: unknown = null;
+      const speak = (sentence: string) => {
+        for (const piece of pieces(sentence)) {
+          const at = index++;
+          spoken = spoken.then(async () => {
+            if (failure || signal.aborted) return;
+            try {
+              const audio = await collect(
+                await deps.speech.speak(voiceAgent.voice_id, settings(voiceAgent, piece), signal),
+              );
+              if (signal.aborted) return;
+              send({
+                type: 'audio_chunk',
+                index: at,
+                format,
+                content_type: contentType,
+                audio: audio.toString('base64'),
+              });
+            } catch (error) {
+              if (!signal.aborted) failure = error;
+            }
+          });
+        }
+      };
+      let result: TurnResult | null = null;
+      try {
+        result = await deps.turns.run(turn, signal, (event) => {
+          if (event.type !== 'agent_text_chunk') return;
+          const content = String(event.content);
+          send({ type: 'agent_text_chunk', content });
+          for (const sentence of splitter.push(content)) speak(sentence);
+        });
+        const rest = splitter.rest();
+        if (rest) speak(rest);
+      } catch (error) {
+        failure ??= error;
+      }
+      await spoken;
+      if (signal.aborted) return;
+      if (failure) send({ type: 'error', status: statusOf(failure), detail: detailOf(failure) });
+      send({ type: 'end', conversation_id: turn.conversation.id, message_id: result?.message_id ?? null });
+    },
+
+    /** Runs the turn, then speaks the whole answer: one audio body, streamed while it is encoded. */
+    async whole(prepared: PreparedVoiceTurn, signal: AbortSignal) {
+      const result = await deps.turns.run(prepared.turn, signal);
+      const text = result.agent_response_text.trim();
+      if (!text) throw new AppError(502, 'The agent gave no answer to speak', 'BadGateway');
+      const audio = await deps.speech.speak(
+        prepared.voiceAgent.voice_id,
+        settings(prepared.voiceAgent, text.slice(0, deps.speech.maxTextChars)),
+        signal,
+      );
+      return { result, audio, transcript: prepared.transcript };
+    },
+  };
+}
+
+export type VoiceRespond = ReturnType<typeof createVoiceRespond>;
+
+/** A text for a response header: percent-encoded (UTF-8), at most `max` encoded bytes, cut on a character. */
+export function headerText(text: string, max = 4096): { value: string; truncated: boolean } {
+  const full = encodeURIComponent(text);
+  if (full.length <= max) return { value: full, truncated: false };
+  let value = '';
+  for (const char of text) {
+    const next = encodeURIComponent(char);
+    if (value.length + next.length > max) break;
+    value += next;
+  }
+  return { value, truncated: true };
+}
