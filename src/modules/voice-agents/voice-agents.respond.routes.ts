@@ -14,6 +14,20 @@ import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/
 import { headerText, type RespondInput, type VoiceEvent, type VoiceRespond } from './voice-agents.respond.js';
 
 const errors = errorResponses('detail');
+
+/** The multipart form, for the OpenAPI document (the handler reads the parts itself). */
+const RespondForm = Type.Object({
+  audio: Type.Optional(
+    Type.String({
+      format: 'binary',
+      contentMediaType: 'application/octet-stream',
+      description: 'The spoken question.',
+    }),
+  ),
+  text: Type.Optional(Type.String({ maxLength: 8000, description: 'The question as text (instead of audio).' })),
+  conversation_id: Type.Optional(Type.String({ maxLength: 100, description: 'continue a stored voice conversation' })),
+  user: Type.Optional(Type.String({ maxLength: 200, description: 'end-user id of your system' })),
+});
 const FIELDS = new Set(['text', 'conversation_id', 'user']);
 const FIELD_MAX: Record<string, number> = { conversation_id: 100, user: 200 };
 
@@ -85,6 +99,7 @@ export function voiceRespondRoutes(respond: VoiceRespond, maxAudioBytes: number)
           description:
             "Transcribes `audio` (or takes `text`, at most 8000 characters), lets the voice agent's main agent answer through the chat turn (conversation on channel voice), and speaks the answer with the voice agent's voice and settings. Accept: text/event-stream streams events start, transcribed_text, agent_text_chunk…, audio_chunk {index, format, content_type, audio (base64)} per finished sentence, end {conversation_id, message_id} (errors as error then end); otherwise one audio body in the voice agent's output_format with headers x-conversation-id, x-message-id, x-transcribed-text and x-agent-text (percent-encoded UTF-8, at most 4096 bytes each; x-agent-text-truncated: true when cut). Inactive voice agent or none without a main agent → 409. Any member may call it.",
           consumes: ['multipart/form-data'],
+          multipartBody: RespondForm,
           params: Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
           response: {
             200: Type.Unsafe<unknown>({
