@@ -1,7 +1,8 @@
 /**
  * A voice turn over HTTP (`POST /api/public/voice-agents/{id}/respond`): a builtin:kb main agent
  * on a one-article knowledge base answers through the chat turn, the offline espeak-ng engine
- * speaks it; speech to text through the fake speech peer (OpenAI protocol at STT_URL).
+ * speaks it; speech to text through the fake speech peer (OpenAI protocol at STT_URL); a model
+ * agent on the fake OpenAI peer for a long answer cut by a client that leaves.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { decodeWav } from '../src/adapters/transformers/wav.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { parseMp3 } from './helpers/audio.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
+import { fakeProviders, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 import { startFakeSpeech, toneWav, type FakeSpeech } from './helpers/fake-speech.js';
 import { multipart, uploadArticle, waitForTask } from './knowledge/helpers.js';
 
@@ -20,16 +22,6 @@ const ARTICLE = {
     'Q: How long do refunds take?\nA: Refunds are paid to the original card within 5 business days after we receive the item. ' +
     'You get an e-mail when the refund leaves. Sale items can be returned within 14 days in their original packaging.',
 };
-const LONG_ARTICLE = {
-  document_title: 'Warranty',
-  content:
-    'Q: What does the warranty cover?\nA: ' +
-    Array.from(
-      { length: 40 },
-      (_, i) => `Warranty clause ${i + 1} covers the repair of part number ${i + 100} at no cost to you.`,
-    ).join(' '),
-};
-
 interface Received {
   type: string;
   data: Record<string, unknown>;
@@ -37,6 +29,7 @@ interface Received {
 
 let t: TestApp;
 let peer: FakeSpeech;
+let llm: FakeOpenAi;
 let base: string;
 let tenant: TestTenant;
 let agentId: string;
@@ -119,7 +112,12 @@ async function stream(
 
 beforeAll(async () => {
   peer = await startFakeSpeech();
+  llm = await startFakeOpenAi(() => ({
+    tokens: Array.from({ length: 40 }, (_, i) => `Warranty clause ${i + 1} covers part ${i + 100}. `),
+    delayMs: 30,
+  }));
   t = await createTestApp({
+    LLM_PROVIDERS: fakeProviders(llm),
     EMBEDDINGS_PROVIDER: 'none',
     RATE_LIMIT_ENABLED: 'false',
     STT_URL: `${peer.url}/v1`,
@@ -130,7 +128,7 @@ beforeAll(async () => {
   const agent = await api('POST', '/agents', { title: 'Helper', model: 'builtin:kb' });
   expect(agent.statusCode).toBe(201);
   agentId = agent.json<{ id: string }>().id;
-  for (const article of [ARTICLE, LONG_ARTICLE]) {
+  for (const article of [ARTICLE]) {
     const upload = await uploadArticle(t.app, tenant.headers, article);
     expect((await waitForTask(t, tenant.headers, upload.task_id)).status).toBe('completed');
   }
@@ -138,6 +136,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await peer?.close();
+  await llm?.close();
 });
 
 describe('a streamed voice turn', () => {
@@ -217,22 +216,40 @@ describe('a streamed voice turn', () => {
     expect(events.at(-1)!.type).toBe('end');
   });
 
-  it('stops synthesis when the client goes away', async () => {
-    const id = await voiceAgent({ output_format: 'pcm_16000' });
+  it('a client that goes away stops the model call and synthesis', async () => {
+    const model = await api('POST', '/agents', { title: 'Talker', model: 'fake:gpt-test' });
+    expect(model.statusCode).toBe(201);
+    const id = await voiceAgent({ output_format: 'pcm_16000', main_agent_id: model.json().id });
+    const abortedBefore = llm.aborted;
     const before = espeakSentenceCount();
     const { events } = await stream(
       id,
-      { text: 'What does the warranty cover?' },
+      { text: 'Tell me everything about the warranty.' },
       { onEvent: (event) => event.type === 'audio_chunk' },
     );
     expect(events.at(-1)!.type).toBe('audio_chunk');
+    for (let i = 0; i < 100 && llm.aborted === abortedBefore; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(llm.aborted).toBe(abortedBefore + 1);
     let last = -1;
     while (espeakSentenceCount() !== last) {
       last = espeakSentenceCount();
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
-    // The answer has about 40 sentences: far fewer were synthesised.
+    // The model had 40 sentences to say: far fewer were spoken.
     expect(espeakSentenceCount() - before).toBeLessThan(20);
+    const conversationId = String(events[0]!.data.conversation_id);
+    let answer: { finish_reason: string | null } | undefined;
+    for (let i = 0; i < 100 && !answer; i++) {
+      answer = await t.container.db
+        .selectFrom('conversation_messages')
+        .select(['finish_reason'])
+        .where('conversation_id', '=', conversationId)
+        .where('role', '=', 'assistant')
+        .executeTakeFirst();
+      if (!answer) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(answer?.finish_reason).toBe('aborted');
   });
 });
 
@@ -305,6 +322,25 @@ describe('refusals', () => {
     expect(res.json().detail).toContain('not both');
     const json = await api('POST', `/voice-agents/${id}/respond`, { text: 'hi' });
     expect(json.statusCode).toBe(415);
+  });
+
+  it('maps speech-to-text refusals as /stt does: not audio → 415, no speech → 400', async () => {
+    const id = await voiceAgent();
+    const send = async (file: { name: string; type: string; bytes: Uint8Array }) => {
+      const form = multipart({}, { ...file, field: 'audio' });
+      return t.app.inject({
+        method: 'POST',
+        url: `/api/public/voice-agents/${id}/respond`,
+        headers: { ...tenant.headers, ...form.headers, accept: 'text/event-stream' },
+        payload: form.payload,
+      });
+    };
+    const text = await send({ name: 'q.txt', type: 'text/plain', bytes: Buffer.from('hello') });
+    expect(text.statusCode).toBe(415);
+    expect(text.json().detail).toContain("'file'");
+    const silence = await send({ name: 'q.wav', type: 'audio/wav', bytes: toneWav(34) });
+    expect(silence.statusCode).toBe(400);
+    expect(silence.json().detail).toContain('no speech');
   });
 
   it('lets a member (the lowest role) talk to the voice agent', async () => {
