@@ -71,8 +71,10 @@ function disconnectSignal(reply: FastifyReply): AbortSignal {
 
 /** Server-sent events on the hijacked reply: `event: <type>` / `data: <json>`. */
 function eventStream(reply: FastifyReply) {
+  const headers = reply.getHeaders(); // the hooks' headers (request id, CORS, rate limits)
   reply.hijack();
   reply.raw.writeHead(200, {
+    ...(headers as Record<string, string>),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
