@@ -5,6 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { StreamEvent } from './chat.schemas.js';
+import { startEventStream } from '../../http/sse.js';
 
 export interface EventStream {
   /** Aborts when the client disconnects before `close`. */
@@ -14,17 +15,8 @@ export interface EventStream {
 }
 
 export function openEventStream(reply: FastifyReply, heartbeatMs: number, retryMs = 0): EventStream {
-  const raw = reply.raw;
-  const headers = {
-    ...reply.getHeaders(),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  };
-  reply.hijack();
   // The head goes out with the first event (the caller sends `start` at once): one write, not two.
-  raw.writeHead(200, headers as Record<string, string>);
+  const raw = startEventStream(reply);
   const controller = new AbortController();
   let ended = false;
   let retry = retryMs > 0 ? `retry: ${retryMs}\n` : '';

@@ -10,6 +10,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { AppError, renderError } from '../../http/errors.js';
 import type { ChatModule, TurnResult } from '../chat/index.js';
 import { extensionOf, usageOf, type PreparedCompletion } from './openai-api.service.js';
+import { startEventStream } from '../../http/sse.js';
 
 export interface CompletionStreamOptions {
   heartbeatMs: number;
@@ -31,16 +32,7 @@ export async function streamCompletion(
   options: CompletionStreamOptions,
   log: FastifyBaseLogger,
 ): Promise<void> {
-  const raw = reply.raw;
-  const headers = {
-    ...reply.getHeaders(),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  };
-  reply.hijack();
-  raw.writeHead(200, headers as Record<string, string>);
+  const raw = startEventStream(reply);
   const write = (frame: string) => {
     if (raw.destroyed || raw.writableEnded) return;
     raw.write(frame);

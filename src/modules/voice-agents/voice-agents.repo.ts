@@ -73,37 +73,47 @@ export async function findVoiceAgent(db: Executor, companyId: string, id: string
     .executeTakeFirst();
 }
 
+/** The columns a request may set, named one by one: nothing else of `values` reaches SQL. */
+function settingColumns(values: VoiceAgentSettings) {
+  return {
+    name: values.name,
+    description: values.description,
+    voice_id: values.voice_id,
+    voice_name: values.voice_name,
+    language: values.language,
+    model_id: values.model_id,
+    active: values.active,
+    temperature: values.temperature,
+    voice_speed: values.voice_speed,
+    voice_stability: values.voice_stability,
+    voice_similarity_boost: values.voice_similarity_boost,
+    voice_style: values.voice_style,
+    output_format: values.output_format,
+    main_agent_id: values.main_agent_id,
+  };
+}
+
 export async function insertVoiceAgent(
   db: Executor,
   companyId: string,
   createdBy: string | null,
   values: VoiceAgentSettings & Pick<Insertable<VoiceAgentsTable>, 'name' | 'voice_id'>,
 ): Promise<VoiceAgentRow> {
-  const { name, description, voice_id, voice_name, language, model_id, active, temperature } = values;
-  const { voice_speed, voice_stability, voice_similarity_boost, voice_style, output_format, main_agent_id } = values;
-  return db
-    .insertInto('voice_agents')
-    .values({
-      company_id: companyId,
-      created_by: createdBy,
-      name,
-      description,
-      voice_id,
-      voice_name,
-      language,
-      model_id,
-      active,
-      temperature,
-      voice_speed,
-      voice_stability,
-      voice_similarity_boost,
-      voice_style,
-      output_format,
-      main_agent_id,
-    })
-    .returning(COLUMNS)
-    .executeTakeFirstOrThrow()
-    .catch((error: unknown) => agentGone(error, main_agent_id));
+  return (
+    db
+      .insertInto('voice_agents')
+      // name and voice_id are required on insert (optional in an update's settings).
+      .values({
+        ...settingColumns(values),
+        name: values.name,
+        voice_id: values.voice_id,
+        company_id: companyId,
+        created_by: createdBy,
+      })
+      .returning(COLUMNS)
+      .executeTakeFirstOrThrow()
+      .catch((error: unknown) => agentGone(error, values.main_agent_id))
+  );
 }
 
 export async function updateVoiceAgent(
@@ -112,32 +122,14 @@ export async function updateVoiceAgent(
   id: string,
   values: VoiceAgentSettings,
 ): Promise<VoiceAgentRow | undefined> {
-  const { name, description, voice_id, voice_name, language, model_id, active, temperature } = values;
-  const { voice_speed, voice_stability, voice_similarity_boost, voice_style, output_format, main_agent_id } = values;
   return db
     .updateTable('voice_agents')
-    .set({
-      name,
-      description,
-      voice_id,
-      voice_name,
-      language,
-      model_id,
-      active,
-      temperature,
-      voice_speed,
-      voice_stability,
-      voice_similarity_boost,
-      voice_style,
-      output_format,
-      main_agent_id,
-      updated_at: sql`now()`,
-    })
+    .set({ ...settingColumns(values), updated_at: sql`now()` })
     .where('company_id', '=', companyId)
     .where('id', '=', id)
     .returning(COLUMNS)
     .executeTakeFirst()
-    .catch((error: unknown) => agentGone(error, main_agent_id));
+    .catch((error: unknown) => agentGone(error, values.main_agent_id));
 }
 
 export async function deleteVoiceAgent(db: Executor, companyId: string, id: string): Promise<boolean> {

@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { companyContext } from '../../http/auth.js';
 import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
 import { headerText, type RespondInput, type VoiceEvent, type VoiceRespond } from './voice-agents.respond.js';
+import { startEventStream } from '../../http/sse.js';
 
 const errors = errorResponses('detail');
 
@@ -71,17 +72,10 @@ function disconnectSignal(reply: FastifyReply): AbortSignal {
 
 /** Server-sent events on the hijacked reply: `event: <type>` / `data: <json>`. */
 function eventStream(reply: FastifyReply) {
-  const headers = reply.getHeaders(); // the hooks' headers (request id, CORS, rate limits)
-  reply.hijack();
-  reply.raw.writeHead(200, {
-    ...(headers as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-  });
+  const raw = startEventStream(reply);
   return (event: VoiceEvent) => {
-    if (reply.raw.destroyed || reply.raw.writableEnded) return;
-    reply.raw.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    if (raw.destroyed || raw.writableEnded) return;
+    raw.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
   };
 }
 
