@@ -4,9 +4,7 @@
  * a redirect, a private address when private addresses are not allowed, and kinds whose
  * connector is not built yet.
  */
-import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unavailableConnector } from '../src/adapters/connectors/fields.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
 import { startFakeShopify, type FakeShopify } from './helpers/fake-shopify.js';
@@ -154,27 +152,5 @@ describe('SMTP', () => {
     const refused = await check(t, smtpBody({ password: 'not-the-password' }));
     expect(refused.ok).toBe(false);
     expect(refused.detail).toMatch(/^SMTP: 127\.0\.0\.1 refused the credentials: 535/);
-  });
-});
-
-describe('kinds whose connector is not built yet', () => {
-  it('fail their test saying so, without calling anyone', async () => {
-    // Every kind of DESIGN §10 is live now; the definition a kind not built yet would use is checked directly.
-    const pending = unavailableConnector({
-      type: 'pending',
-      name: 'Pending',
-      description: 'A kind not built yet.',
-      listed: false,
-      config: Type.Object({}),
-      secretKeys: [],
-    });
-    expect(pending.available).toBe(false);
-    expect(pending.tools({})).toEqual([]);
-    await expect(pending.test({ config: {}, signal: AbortSignal.timeout(1000) })).rejects.toMatchObject({
-      code: 'not_available',
-      retryable: false,
-      message:
-        'Pending: connector not available yet: this version stores and validates the configuration but makes no calls to it',
-    });
   });
 });

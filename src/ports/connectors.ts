@@ -82,8 +82,6 @@ export interface ConnectorDefinition<C = Record<string, unknown>> {
   description: string;
   /** Whether `GET /integrations/types` lists it (business messaging and ERP are not listed). */
   listed: boolean;
-  /** Whether `test()` and the tools make real vendor calls yet (false: they fail, saying so). */
-  available: boolean;
   /** Schema of `config`: required keys, their types and bounds; unknown keys are refused. */
   config: TObject;
   /** Config keys holding credentials: encrypted at rest, masked in every response. */

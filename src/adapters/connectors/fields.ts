@@ -1,10 +1,8 @@
 /**
  * Config fields shared by connectors: bounded strings, secrets, the optional `base_url` that
- * replaces a vendor's API root (regional, self-hosted or proxy endpoints, test peers), and the
- * definition of a kind whose vendor calls are not built yet.
+ * replaces a vendor's API root (regional, self-hosted or proxy endpoints, test peers).
  */
-import { Type, type SchemaOptions, type TObject } from '@sinclair/typebox';
-import { ConnectorError, type ConnectorDefinition } from '../../ports/connectors.js';
+import { Type, type SchemaOptions } from '@sinclair/typebox';
 
 /** A non-empty string of at most `max` characters. */
 export const Text = (max: number, options: SchemaOptions = {}) =>
@@ -49,34 +47,4 @@ export const ServiceAccountCredentials = Type.Object(
 /** `base_url` without its trailing slashes, else the vendor's root. */
 export function apiRoot(config: { base_url?: string }, fallback: string): string {
   return (config.base_url ?? fallback).replace(/\/+$/, '');
-}
-
-/**
- * A kind whose config can be stored and validated but whose vendor calls are not built yet:
- * `test()` fails saying so (never a pretend success), and it offers no tools.
- */
-export function unavailableConnector(definition: {
-  type: string;
-  name: string;
-  description: string;
-  listed: boolean;
-  config: TObject;
-  secretKeys: readonly string[];
-  refine?: ConnectorDefinition['refine'];
-}): ConnectorDefinition {
-  return {
-    ...definition,
-    available: false,
-    async test() {
-      throw new ConnectorError(
-        definition.name,
-        'connector not available yet: this version stores and validates the configuration but makes no calls to it',
-        {
-          retryable: false,
-          code: 'not_available',
-        },
-      );
-    },
-    tools: () => [],
-  };
 }

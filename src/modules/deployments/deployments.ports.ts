@@ -35,8 +35,6 @@ export interface IntegrationCheckResult {
   /** What the check found, or why it failed (the vendor's words, secrets masked). */
   detail: string;
   latency_ms: number;
-  /** False for a kind whose connector makes no vendor calls yet (its check cannot pass). */
-  available: boolean;
 }
 
 export interface IntegrationChecker {

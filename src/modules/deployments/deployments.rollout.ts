@@ -205,8 +205,7 @@ async function checkCollections(
 /**
  * Every integration the agent lists exists in the company, those it lists or is linked to are
  * active, and each passes its live check (one vendor call each, run outside any transaction): one
- * log line per integration, and the first failed check fails the roll-out with its words. A kind
- * whose connector makes no vendor calls yet is logged as a warning and does not fail it.
+ * log line per integration, and the first failed check fails the roll-out with its words.
  */
 async function checkIntegrations(deps: RolloutDeps, agent: AgentRow, row: repo.DeploymentRow, step: Step): Check {
   const integrations = await repo.agentIntegrations(deps.db, row.company_id, agent.id, agent.integration_ids);
@@ -238,8 +237,6 @@ async function checkIntegrations(deps: RolloutDeps, agent: AgentRow, row: repo.D
     const name = `Integration '${integration.name}' (${integration.type})`;
     if (!result) {
       failure ??= `Integration '${integration.name}' (${integration.id}) no longer exists`;
-    } else if (!result.available) {
-      await step('warning', `${name} not checked: its connector makes no vendor calls yet`);
     } else if (result.ok) {
       await step('info', `${name} passed its live check in ${result.latency_ms} ms: ${result.detail}`);
     } else {

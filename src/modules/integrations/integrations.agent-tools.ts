@@ -92,7 +92,7 @@ export function createAgentTools(deps: {
       const tools: AgentTool[] = [];
       for (const row of rows) {
         const definition = registry.get(row.type);
-        if (!definition?.available) continue;
+        if (!definition) continue;
         // Tools are listed from the stored config: secrets stay sealed (tools name only plain keys).
         for (const tool of registry.tools(row.type, row.config)) {
           tools.push({
@@ -122,7 +122,7 @@ export function createAgentTools(deps: {
         .where('id', '=', tool.integrationId)
         .executeTakeFirst();
       const definition = row ? registry.get(row.type) : undefined;
-      if (!row || !row.is_active || !definition?.available || row.type !== tool.integrationType) {
+      if (!row || !row.is_active || !definition || row.type !== tool.integrationType) {
         return { ok: false, summary: `The ${tool.integrationType} integration is not available`, retryable: false };
       }
       const config = secrets.open(row.config, definition.secretKeys, (key) =>

@@ -78,7 +78,7 @@ export interface ConnectorRegistry {
   get(type: string): ConnectorDefinition | undefined;
   /** The config's problems against its kind (unknown keys first), empty when it is valid. */
   validate(type: string, config: Record<string, unknown>): ConfigProblem[];
-  /** The tools of an integration of this kind and config (none for a kind not available yet). */
+  /** The tools of an integration of this kind and config (none for an unknown kind). */
   tools(type: string, config: Record<string, unknown>): ConnectorTool[];
 }
 
@@ -123,7 +123,7 @@ export function createConnectorRegistry(definitions: readonly ConnectorDefinitio
     },
     tools(type, config) {
       const entry = byType.get(type);
-      return entry && entry.definition.available ? entry.definition.tools(config) : [];
+      return entry ? entry.definition.tools(config) : [];
     },
   };
 }

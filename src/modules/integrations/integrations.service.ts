@@ -123,7 +123,7 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
     };
   }
 
-  async function liveCheck(row: repo.IntegrationRow): Promise<IntegrationTestResult & { available: boolean }> {
+  async function liveCheck(row: repo.IntegrationRow): Promise<IntegrationTestResult> {
     const id = row.id;
     const definition = definitionOf(row.type);
     const config = clearConfig(row);
@@ -161,7 +161,7 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
       { integration_id: id, type: row.type, ok: result.ok, latency_ms: result.latency_ms },
       'integration tested',
     );
-    return { ...result, available: definition.available };
+    return result;
   }
 
   async function find(context: CompanyContext, id: string) {
@@ -245,16 +245,15 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
     /** The live check: one cheap authenticated vendor call. A failure is `ok: false`, never an HTTP error. */
     async test(context: CompanyContext, id: string): Promise<IntegrationTestResult> {
       requireDeveloper(context, 'Testing integrations');
-      const { available: _available, ...result } = await liveCheck(await find(context, id));
+      const result = await liveCheck(await find(context, id));
       return result;
     },
 
     /**
      * The same live check for another module (a deployment's roll-out), without a caller's role:
-     * undefined when the company has no such integration; `available` false for a kind whose
-     * connector makes no vendor calls yet.
+     * undefined when the company has no such integration.
      */
-    async check(companyId: string, id: string): Promise<(IntegrationTestResult & { available: boolean }) | undefined> {
+    async check(companyId: string, id: string): Promise<IntegrationTestResult | undefined> {
       const row = await repo.findIntegration(db, companyId, id);
       return row ? liveCheck(row) : undefined;
     },

@@ -107,7 +107,6 @@ export function customApiConnector(http: ConnectorHttp): ConnectorDefinition<Cus
     name: 'Custom API',
     description: 'Any REST API: one tool per declared operation.',
     listed: true,
-    available: true,
     secretKeys: ['auth_token'],
     config: Type.Object(
       {

@@ -47,7 +47,6 @@ export function gmailConnector(google: GoogleApi, tokens: GoogleTokens): Connect
     name: VENDOR,
     description: 'E-mail through Google Workspace: send an e-mail as the configured sender.',
     listed: true,
-    available: true,
     secretKeys: ['credentials'],
     config: Type.Object(
       {

@@ -98,7 +98,6 @@ export function googleCalendarConnector(google: GoogleApi): ConnectorDefinition<
     name: VENDOR,
     description: 'Calendar: check free/busy time in a range and book an event.',
     listed: true,
-    available: true,
     secretKeys: ['credentials'],
     config: Type.Object(
       {

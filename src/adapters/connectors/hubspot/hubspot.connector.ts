@@ -57,7 +57,6 @@ export function hubspotConnector(http: ConnectorHttp): ConnectorDefinition<Hubsp
     name: VENDOR,
     description: 'CRM: find a contact by e-mail and log a note of the conversation on it.',
     listed: true,
-    available: true,
     secretKeys: ['access_token'],
     config: Type.Object(
       {

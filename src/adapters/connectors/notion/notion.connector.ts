@@ -96,7 +96,6 @@ export function notionConnector(http: ConnectorHttp): ConnectorDefinition<Notion
     name: VENDOR,
     description: 'Notes workspace: search pages and add a note page to a database.',
     listed: true,
-    available: true,
     secretKeys: ['access_token'],
     config: Type.Object(
       {

@@ -178,7 +178,6 @@ export function odooConnector(http: ConnectorHttp): ConnectorDefinition<OdooConf
     name: 'Odoo',
     description: "ERP: look up an invoice or a product's stock.",
     listed: false,
-    available: true,
     secretKeys: ['api_key'],
     config: Type.Object(
       {

@@ -112,7 +112,6 @@ export function shopifyConnector(http: ConnectorHttp): ConnectorDefinition<Shopi
     name: VENDOR,
     description: 'E-commerce: look up an order (status, fulfilment, tracking) and search products (price, stock).',
     listed: true,
-    available: true,
     secretKeys: ['access_token'],
     config: Type.Object(
       {

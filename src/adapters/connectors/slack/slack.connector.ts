@@ -85,7 +85,6 @@ export function slackConnector(http: ConnectorHttp): ConnectorDefinition<SlackCo
     name: VENDOR,
     description: "Team messaging: post a message to the team's channel (escalations, summaries).",
     listed: true,
-    available: true,
     secretKeys: ['bot_token'],
     config: Type.Object(
       {

@@ -129,7 +129,6 @@ export function smtpConnector(options: SmtpConnectorOptions): ConnectorDefinitio
     name: 'SMTP e-mail',
     description: 'E-mail through your own mail server: send an e-mail (escalations, confirmations).',
     listed: true,
-    available: true,
     secretKeys: ['password'],
     config: Type.Object(
       {

@@ -121,7 +121,6 @@ export function whatsappConnector(http: ConnectorHttp): ConnectorDefinition<What
     name: 'WhatsApp Business',
     description: "Business messaging: send a message to a customer's number.",
     listed: false,
-    available: true,
     secretKeys: ['access_token'],
     config: Type.Object(
       {

@@ -75,7 +75,6 @@ export function zendeskConnector(http: ConnectorHttp): ConnectorDefinition<Zende
     description:
       'Help desk: open a ticket with the conversation when a customer asks for a person; read a ticket status.',
     listed: true,
-    available: true,
     secretKeys: ['api_token'],
     config: Type.Object(
       {
