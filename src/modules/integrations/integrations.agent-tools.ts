@@ -65,7 +65,12 @@ export function createAgentTools(deps: {
   function validator(schema: Record<string, unknown>): ValidateFunction {
     const key = JSON.stringify(schema);
     let found = validators.get(key);
-    if (!found) validators.set(key, (found = ajv.compile(schema)));
+    if (!found) {
+      found = ajv.compile(schema);
+      // Bounded: custom_api schemas change with their integrations' configs.
+      if (validators.size >= 500) validators.delete(validators.keys().next().value!);
+      validators.set(key, found);
+    }
     return found;
   }
 
