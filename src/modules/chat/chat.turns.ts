@@ -2,25 +2,25 @@
  * One chat turn: `prepare` checks everything that can be refused before a reply starts (agent
  * key, token binding, deployment, conversation state, form fields) and opens the conversation;
  * `run` transcribes audio, lets the runtime answer (outside any transaction), then writes the
- * turn — both messages, the support query and the team notifications — in one transaction.
+ * turn — both messages, the support query and the team notifications (chat.turn-write.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { Db, Executor } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import type { ChatCaller } from '../../http/caller.js';
 import { AppError, AppErrors } from '../../http/errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { LlmMessage } from '../../ports/llm.js';
-import { findAgent, toEscalation, type AgentRow } from '../agents/index.js';
-import { ESCALATION_EMAIL_JOB, type EscalationEmailJob } from './chat.escalation.js';
+import { findAgent, type AgentRow } from '../agents/index.js';
 import { parseAgentKey } from './chat.agent-key.js';
 import type { AgentNotifier, ChatDeployments, ChatSpeech, SupportRecorder } from './chat.ports.js';
 import * as repo from './chat.repo.js';
 import { parseHistory, transcribe } from './chat.turn-input.js';
+import { createTurnWriter } from './chat.turn-write.js';
 import type { KbPassage } from './chat.kb-responder.js';
 import type { ChatRuntime, TurnOptions, TurnOutcome, TurnUsage } from './chat.runtime.js';
-import { notifyToolCalls, toolChunk } from './chat.tool-records.js';
+import { toolChunk } from './chat.tool-records.js';
 import type { ToolAction } from './chat.tools.js';
 import type { AudioPart, ChatForm, StreamEvent } from './chat.schemas.js';
 import { checkAgentAllowed } from './chat.service.js';
@@ -86,6 +86,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createTurns(deps: TurnsDeps) {
   const { db, clock } = deps;
+  const { saveTurn } = createTurnWriter(deps);
 
   /** A found record from the serving cache, else loaded (and kept if found while nothing changed). */
   async function cached<T extends ServingRecord>(
@@ -167,135 +168,6 @@ export function createTurns(deps: TurnsDeps) {
       deps.historyLimit,
     )) as LlmMessage[];
     return { conversation, history, persist: () => Promise.resolve() };
-  }
-
-  async function saveTurn(
-    turn: PreparedTurn,
-    outcome: TurnOutcome,
-    finish: TurnResult['finish_reason'],
-    elapsed: number,
-  ) {
-    const { caller } = turn;
-    await turn.persist();
-    return db.transaction().execute(async (trx) => {
-      const conversation =
-        (await repo.lockConversation(trx, caller.companyId, turn.conversation.id)) ?? turn.conversation;
-      const queryId = await supportQueryOf(trx, turn, conversation);
-      const [, answer] = await repo.appendMessages(trx, caller.companyId, conversation.id, [
-        { role: 'user', content: turn.query },
-        {
-          id: turn.id,
-          role: 'assistant',
-          content: outcome.text,
-          citations: outcome.citations,
-          toolCalls: outcome.actions,
-          model: outcome.model,
-          was_resolved: outcome.resolved,
-          response_time_ms: elapsed,
-          finish_reason: finish,
-        },
-      ]);
-      if (queryId && deps.supportQueries && finish === 'stop') {
-        await deps.supportQueries.recordAgentTurn(trx, {
-          companyId: caller.companyId,
-          queryId,
-          resolved: outcome.resolved,
-          escalated: outcome.escalated,
-          ...(outcome.resolved ? { resolution: outcome.text.slice(0, 2000) } : {}),
-          toolsUsed: [
-            ...(outcome.retrieved > 0 ? ['knowledge_base'] : []),
-            ...outcome.actions.map((action) => action.tool),
-          ],
-          agentActions: 1 + outcome.actions.length,
-        });
-      }
-      if (deps.notifications && finish === 'stop' && !outcome.resolved)
-        await notifyUnresolved(trx, turn, outcome, queryId, elapsed);
-      if (deps.notifications && outcome.actions.length)
-        await notifyToolCalls(deps.notifications, trx, {
-          companyId: caller.companyId,
-          agent: turn.agent,
-          queryId,
-          actions: outcome.actions,
-        });
-      const contact = toEscalation(turn.agent.escalation).contact_email;
-      // An e-mail the agent already sent through its own integration is not sent again.
-      const mailed = outcome.actions.some((action) => action.notification === 'email_sent' && action.status === 'ok');
-      if (deps.queue && finish === 'stop' && outcome.escalated && contact && !mailed) {
-        const job: EscalationEmailJob = {
-          companyId: caller.companyId,
-          conversationId: conversation.id,
-          agentId: turn.agent.id,
-          queryId,
-          to: contact,
-        };
-        await deps.queue.send(trx, ESCALATION_EMAIL_JOB, job);
-      }
-      return answer?.id ?? null;
-    });
-  }
-
-  async function supportQueryOf(
-    trx: Executor,
-    turn: PreparedTurn,
-    conversation: repo.ConversationRow,
-  ): Promise<string | null> {
-    if (!deps.supportQueries) return null;
-    if (conversation.support_query_id) return conversation.support_query_id;
-    const { companyId } = turn.caller;
-    const externalId = conversation.external_user_id ?? `conversation:${conversation.id}`;
-    const endUser = await deps.supportQueries.ensureEndUser(
-      trx,
-      companyId,
-      externalId,
-      conversation.external_user_id ? {} : { name: 'Anonymous visitor' },
-    );
-    const query = await deps.supportQueries.openForConversation(trx, {
-      companyId,
-      endUserId: endUser.id,
-      agentId: turn.agent.id,
-      deploymentId: conversation.deployment_id,
-      conversationId: conversation.id,
-      subject: turn.query,
-      description: turn.query,
-    });
-    await repo.updateConversation(trx, companyId, conversation.id, {
-      support_query_id: query.id,
-      end_user_id: endUser.id,
-    });
-    // A rating given before the first turn (feedback on a conversation created empty) carries over.
-    const feedback = await repo.findFeedback(trx, companyId, conversation.id);
-    if (feedback)
-      await deps.supportQueries.recordSatisfaction(trx, { companyId, queryId: query.id, rating: feedback.rating });
-    return query.id;
-  }
-
-  async function notifyUnresolved(
-    trx: Executor,
-    turn: PreparedTurn,
-    outcome: TurnOutcome,
-    queryId: string | null,
-    elapsed: number,
-  ) {
-    const escalated = outcome.escalated;
-    await deps.notifications!.notify(trx, {
-      companyId: turn.caller.companyId,
-      senderId: null,
-      notificationType: 'agent_action',
-      category: 'agent',
-      priority: escalated ? 'high' : 'medium',
-      title: escalated
-        ? `${turn.agent.title} escalated a conversation`
-        : `${turn.agent.title} could not answer a question`,
-      message: `“${turn.query.slice(0, 300)}”${escalated ? ' — the customer is waiting for a person.' : ' — nothing relevant was found in the knowledge base.'}`,
-      metadata: {
-        agent_id: turn.agent.id,
-        ...(queryId ? { query_id: queryId } : {}),
-        action_type: escalated ? 'escalation' : 'unanswered_question',
-        tool_used: outcome.retrieved > 0 ? 'knowledge_base' : 'none',
-        execution_time: `${(elapsed / 1000).toFixed(1)}s`,
-      },
-    });
   }
 
   /**
