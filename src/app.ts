@@ -46,6 +46,7 @@ import { openAiRoutes } from './modules/openai-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 import { voiceAgentsRoutes, voiceRespondRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
+import { Workflow, workflowsRoutes } from './modules/workflows/index.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
 const SHARED_SCHEMAS = [
@@ -58,6 +59,7 @@ const SHARED_SCHEMAS = [
   ChatToken,
   Agent,
   Region,
+  Workflow,
   Conversation,
   ChatMessage,
 ];
@@ -294,6 +296,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(collectionsRoutes(container.knowledge));
       await publicApi.register(agentsRoutes(container.agents));
       await publicApi.register(deploymentsRoutes(container.deployments));
+      await publicApi.register(workflowsRoutes(container.workflows));
       await publicApi.register(integrationsRoutes(container.integrations));
       await publicApi.register(voiceAgentsRoutes(container.voiceAgents));
       await publicApi.register(voiceSpeechRoutes(container.voiceSpeech));

@@ -27,9 +27,14 @@ import { createAgentsService, type AgentsService } from './modules/agents/index.
 import type { LanguageModels } from './ports/llm.js';
 import { chatJobs, createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
 import { createOpenAiModule, type OpenAiService } from './modules/openai-api/index.js';
-import { createSupportQueriesService, type SupportQueriesService } from './modules/support-queries/index.js';
+import {
+  createRollupFolder,
+  createSupportQueriesService,
+  type SupportQueriesService,
+} from './modules/support-queries/index.js';
 import { createTeamNotificationsService, type TeamNotificationsService } from './modules/team-notifications/index.js';
 import { createDeploymentsService, deploymentJobs, type DeploymentsService } from './modules/deployments/index.js';
+import { createWorkflowsService, type WorkflowsService } from './modules/workflows/index.js';
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
@@ -70,6 +75,8 @@ export interface Container {
   notifications: TeamNotificationsService;
   /** Deployments: lifecycle, roll-out job, logs; `resolveForChat` and `logEvent` for chat. */
   deployments: DeploymentsService;
+  /** Workflows: several agents behind one chat key; `routing` for chat turns and roll-outs. */
+  workflows: WorkflowsService;
   /** Integrations and their connectors; `registry` gives the tools of an integration. */
   integrations: IntegrationsModule;
   /** Voice agents: records and the curated voice catalog (checked when the container is built). */
@@ -160,6 +167,8 @@ export function createContainer(options: ContainerOptions): Container {
   });
   const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
+  // Support rollups are folded in the background where jobs run (readers add what is pending).
+  const rollupFolder = createRollupFolder({ db, log: log.child({ module: 'support-queries' }) });
   const agents = createAgentsService({
     db,
     llm,
@@ -175,11 +184,20 @@ export function createContainer(options: ContainerOptions): Container {
     knowledge,
     // The integrations module is built below; the roll-out runs the live check when a job runs.
     integrations: { checkIntegration: (companyId, id) => integrations.check(companyId, id) },
+    // Workflows are built below (they ask deployments whether one is live before a delete).
+    workflows: { find: (companyId, id) => workflows.routing.find(companyId, id) },
     publicBaseUrl: config.publicBaseUrl,
     log: log.child({ module: 'deployments' }),
     servingChanged: () => serving.clear(),
   });
   for (const job of deploymentJobs(deployments)) queue.defineTask(job);
+  const workflows = createWorkflowsService({
+    db,
+    llm,
+    deployments,
+    servingChanged: () => serving.clear(),
+    log: log.child({ module: 'workflows' }),
+  });
 
   const speech = speechFromConfig(config.speech);
   const chat = createChatModule({
@@ -201,6 +219,7 @@ export function createContainer(options: ContainerOptions): Container {
     mailer,
     serving,
     metrics,
+    workflows: workflows.routing,
     log: log.child({ module: 'chat' }),
   });
   for (const job of chatJobs(chat)) queue.define(job);
@@ -265,6 +284,7 @@ export function createContainer(options: ContainerOptions): Container {
     supportQueries,
     notifications,
     deployments,
+    workflows,
     integrations,
     voiceAgents,
     voiceSpeech,
@@ -273,11 +293,13 @@ export function createContainer(options: ContainerOptions): Container {
       await integrations.verifySecretKey();
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
+      if (config.runWorkers) rollupFolder.start();
     },
     async close() {
       if (closed) return;
       closed = true;
       await queue.stop();
+      await rollupFolder.stop();
       await changeListener.close();
       await mailer.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());

@@ -83,7 +83,7 @@ describe('create', () => {
     ['config', { config: '[1,2]' }, 'JSON text of an object'],
     ['config', { config: { a: 1 } }, 'must be string'],
     ['config', { config: `{"a":"${'x'.repeat(70_000)}"}` }, 'must NOT have more than 65536 characters'],
-    ['deployable_type', { deployable_type: 'workflow' }, 'no workflows'],
+    ['deployable_id', { deployable_type: 'workflow' }, 'no workflow'],
   ])('400 naming %s for %j', async (name, change, problem) => {
     const { tenant, agent } = await setup();
     const payload: Record<string, unknown> = {

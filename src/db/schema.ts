@@ -16,6 +16,7 @@ import type { KnowledgeTables } from '../modules/knowledge/knowledge.tables.js';
 import type { SupportTables } from '../modules/support-queries/support-queries.tables.js';
 import type { NotificationTables } from '../modules/team-notifications/team-notifications.tables.js';
 import type { VoiceAgentsTables } from '../modules/voice-agents/voice-agents.tables.js';
+import type { WorkflowsTables } from '../modules/workflows/workflows.tables.js';
 
 /** Mail the outbox adapter keeps when no SMTP server is configured (or one refused it). */
 export interface EmailOutboxTable {
@@ -41,6 +42,7 @@ export interface Database
     ChatTables,
     DeploymentsTables,
     IntegrationsTables,
-    VoiceAgentsTables {
+    VoiceAgentsTables,
+    WorkflowsTables {
   email_outbox: EmailOutboxTable;
 }

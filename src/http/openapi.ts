@@ -42,6 +42,11 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
   { name: 'agents', description: 'Agents: model, instructions and knowledge collections (platform extension).' },
   { name: 'regions', description: 'Regions a deployment may run in (platform extension).' },
   { name: 'deployments', description: 'Deployments of agents or workflows to channels: lifecycle and logs.' },
+  {
+    name: 'workflows',
+    description:
+      'Workflows: several agents behind one chat key, each turn routed to the step that applies (platform extension).',
+  },
   { name: 'documents', description: 'Knowledge-base documents: upload, list, search and similarity check.' },
   { name: 'collections', description: 'Collections that group knowledge-base documents.' },
   { name: 'chat', description: 'Conversations with an agent, whole or streamed (server-sent events) replies.' },

@@ -76,3 +76,24 @@ export interface AgentTools {
 }
 
 export type { AgentTool, AgentToolResult };
+
+/** A workflow as a turn routes it (the workflows module's routable record). */
+export interface ServedWorkflow {
+  id: string;
+  name: string;
+  default_agent_id: string;
+  router: string;
+  steps: readonly { name: string; agent_id: string }[];
+}
+
+/**
+ * Workflows behind agent keys (the workflows module implements it): the company's workflow with
+ * the key's id, and the step that answers a question (sticky to `currentAgentId`).
+ */
+export interface WorkflowRouter {
+  find(companyId: string, workflowId: string): Promise<ServedWorkflow | undefined>;
+  route(
+    workflow: ServedWorkflow,
+    input: { query: string; currentAgentId: string | null; signal?: AbortSignal },
+  ): Promise<{ agentId: string; step: string | null; reason: string }>;
+}

@@ -23,6 +23,8 @@ export interface ConversationsTable {
   external_user_id: string | null;
   end_user_id: string | null;
   support_query_id: string | null;
+  /** The workflow whose key reached this conversation (migration 0080); agent_id is the agent answering now. */
+  workflow_id: ColumnType<string | null, string | null | undefined, string | null>;
   channel: string | null;
   region: string | null;
   message_count: Generated<number>;
@@ -43,6 +45,8 @@ export interface ConversationMessagesTable {
   /** The turn's tool calls (migration 0042; chat.tools.ts `ToolAction`). */
   tool_calls: ColumnType<Record<string, unknown>[], string | undefined, string>;
   model: string | null;
+  /** The agent that wrote an answer (migration 0080). */
+  agent_id: ColumnType<string | null, string | null | undefined, string | null>;
   was_resolved: boolean | null;
   response_time_ms: number | null;
   finish_reason: 'stop' | 'aborted' | 'error' | null;

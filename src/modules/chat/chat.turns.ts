@@ -14,7 +14,14 @@ import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { LlmMessage } from '../../ports/llm.js';
 import { findAgent, type AgentRow } from '../agents/index.js';
 import { parseAgentKey } from './chat.agent-key.js';
-import type { AgentNotifier, ChatDeployments, ChatSpeech, SupportRecorder } from './chat.ports.js';
+import type {
+  AgentNotifier,
+  ChatDeployments,
+  ChatSpeech,
+  ServedWorkflow,
+  SupportRecorder,
+  WorkflowRouter,
+} from './chat.ports.js';
 import * as repo from './chat.repo.js';
 import { parseHistory, transcribe } from './chat.turn-input.js';
 import { createTurnWriter } from './chat.turn-write.js';
@@ -24,6 +31,7 @@ import { toolChunk } from './chat.tool-records.js';
 import type { ToolAction } from './chat.tools.js';
 import type { AudioPart, ChatForm, StreamEvent } from './chat.schemas.js';
 import { checkAgentAllowed } from './chat.service.js';
+import { createWorkflowRoute, handoffChunk, type Handoff } from './chat.workflow-route.js';
 
 export interface TurnsDeps {
   db: Db;
@@ -39,6 +47,8 @@ export interface TurnsDeps {
   /** Agents and live deployments as last read (found ones only), cleared on every change to them. */
   serving: CoherentCache<ServingRecord> | null;
   metrics: TurnMetrics | null;
+  /** Workflows behind agent keys (the workflows module); null: keys name agents only. */
+  workflows?: WorkflowRouter | null;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -49,7 +59,7 @@ export interface TurnMetrics {
 }
 
 /** What a turn reads before it can answer: an agent row, or the live deployment it is served by. */
-export type ServingRecord = AgentRow | { deploymentId: string };
+export type ServingRecord = AgentRow | { deploymentId: string } | ServedWorkflow;
 
 export interface PreparedTurn {
   /** The turn's id, also the id of its stored answer (a resumed stream finds it by this id). */
@@ -69,6 +79,8 @@ export interface PreparedTurn {
   retrievalAbort: AbortController;
   /** The caller's sampling settings (OpenAI-compatible endpoint), honoured by model agents. */
   options: TurnOptions;
+  /** A workflow moved the conversation to this turn's agent: said (a `chunk`) before the answer. */
+  handoff: Handoff | null;
 }
 
 export interface TurnResult {
@@ -108,6 +120,16 @@ export function createTurns(deps: TurnsDeps) {
     cached(`deployment:${companyId}:${key.agentId}:${key.channel}:${key.region}`, async () => ({
       deploymentId: (await deps.deployments!.resolveForChat(companyId, key.agentId, key.channel, key.region)).id,
     }));
+  const router = deps.workflows;
+  const workflows = router
+    ? createWorkflowRoute({
+        db,
+        router,
+        loadAgent,
+        notifications: deps.notifications,
+        findWorkflow: (companyId, id) => cached(`workflow:${companyId}:${id}`, () => router.find(companyId, id)),
+      })
+    : null;
 
   /**
    * A new conversation (its id is made here), written behind the reply: `persist` starts the
@@ -122,6 +144,7 @@ export function createTurns(deps: TurnsDeps) {
     key: { channel: string; region: string },
     deploymentId: string | null,
     query: string,
+    workflowId: string | null,
   ) {
     const history = deps.historyLimit ? parseHistory(form.messages).slice(-deps.historyLimit) : [];
     const now = clock.now();
@@ -136,6 +159,7 @@ export function createTurns(deps: TurnsDeps) {
       external_user_id: form.user ?? null,
       end_user_id: null,
       support_query_id: null,
+      workflow_id: workflowId,
       channel: key.channel,
       region: key.region,
       message_count: 0,
@@ -151,11 +175,16 @@ export function createTurns(deps: TurnsDeps) {
   }
 
   /** A stored conversation to continue: the token's, this agent's, still open; with its history. */
-  async function existingConversation(caller: ChatCaller, conversationId: string, agent: AgentRow) {
+  async function existingConversation(
+    caller: ChatCaller,
+    conversationId: string,
+    agent: AgentRow,
+    workflowId: string | null,
+  ) {
     if (!UUID.test(conversationId)) throw AppErrors.validation("Invalid field 'conversation_id': must be a UUID");
     const conversation = await repo.findConversation(db, caller.companyId, conversationId, caller.agentId);
     if (!conversation) throw AppErrors.notFound('Conversation', conversationId);
-    if (conversation.agent_id !== agent.id) {
+    if (conversation.agent_id !== agent.id && !(workflowId && conversation.workflow_id === workflowId)) {
       throw AppErrors.conflict(
         `Conversation ${conversation.id} belongs to agent ${conversation.agent_id}, not ${agent.id}`,
       );
@@ -174,15 +203,18 @@ export function createTurns(deps: TurnsDeps) {
    * The agent (from the serving cache when warm), and its knowledge search started at once: the
    * search is the longest step before the model, and overlaps the rest of `prepare`.
    */
-  async function agentAndRetrieval(caller: ChatCaller, agentId: string, query: string | null) {
-    const agent = await loadAgent(caller.companyId, agentId);
+  async function agentAndRetrieval(caller: ChatCaller, agentId: string, query: string | null, conversationId?: string) {
+    const found = await loadAgent(caller.companyId, agentId);
+    // Not an agent: a workflow's key, whose router picks the agent for this question.
+    const routed = found ? null : await workflows?.route(caller, agentId, query, conversationId);
+    const agent = found ?? routed?.agent;
     if (!agent) throw AppErrors.notFound('Agent', agentId);
     const retrievalAbort = new AbortController();
     const retrieval = query
       ? deps.runtime.retrieve(caller.companyId, query, agent.collection_ids, retrievalAbort.signal)
       : null;
     retrieval?.catch(() => undefined);
-    return { agent, retrieval, retrievalAbort };
+    return { agent, routed, retrieval, retrievalAbort };
   }
 
   return {
@@ -215,29 +247,31 @@ export function createTurns(deps: TurnsDeps) {
           ? liveDeployment(caller.companyId, key)
           : Promise.resolve(null);
       deployment.catch(() => undefined);
-      const { agent, retrieval, retrievalAbort } = await agentAndRetrieval(
+      const { agent, routed, retrieval, retrievalAbort } = await agentAndRetrieval(
         caller,
         key.agentId,
         query !== '' && !audio ? query : null,
+        form.conversation_id,
       );
+      const workflowId = routed?.workflowId ?? null;
       try {
         const [live, existing] = await Promise.allSettled([
           deployment,
           form.conversation_id !== undefined
-            ? existingConversation(caller, form.conversation_id, agent)
+            ? existingConversation(caller, form.conversation_id, agent, workflowId)
             : Promise.resolve(null),
         ]);
         if (live.status === 'rejected') throw live.reason;
         if (existing.status === 'rejected') throw existing.reason;
         const deploymentId = live.value?.deploymentId ?? null;
         const { conversation, history, persist } =
-          existing.value ?? newConversation(caller, form, agent, key, deploymentId, query);
+          existing.value ?? newConversation(caller, form, agent, key, deploymentId, query, workflowId);
         return {
           id: randomUUID(),
           caller,
           agent,
           conversation,
-          persist,
+          persist: workflows?.withHandoff(caller, routed, conversation.id, persist) ?? persist,
           deploymentId,
           history,
           query,
@@ -246,6 +280,7 @@ export function createTurns(deps: TurnsDeps) {
           retrieval,
           retrievalAbort,
           options,
+          handoff: routed?.handoff ?? null,
         };
       } catch (error) {
         retrievalAbort.abort();
@@ -281,6 +316,7 @@ export function createTurns(deps: TurnsDeps) {
           emit({ type: 'transcribed_text', content: heard });
           if (!turn.query) throw AppErrors.validation('The audio contained no speech');
         }
+        if (turn.handoff) emit(handoffChunk(turn.handoff));
         outcome = await deps.runtime.respond(
           {
             companyId: turn.caller.companyId,

@@ -14,6 +14,7 @@ import type {
   ChatSpeech,
   KnowledgeSearch,
   SupportRecorder,
+  WorkflowRouter,
 } from './chat.ports.js';
 import { createChatRuntime } from './chat.runtime.js';
 import { createResume } from './chat.resume.js';
@@ -26,7 +27,7 @@ export type { StreamEvent } from './chat.schemas.js';
 export { chatJobs } from './chat.escalation.js';
 export { chatRoutes } from './chat.routes.js';
 export { Conversation, Message } from './chat.schemas.js';
-export type { AgentTool, AgentToolResult, AgentTools } from './chat.ports.js';
+export type { AgentTool, AgentToolResult, AgentTools, ServedWorkflow, WorkflowRouter } from './chat.ports.js';
 
 export interface ChatModuleDeps {
   db: Db;
@@ -47,6 +48,8 @@ export interface ChatModuleDeps {
   serving?: CoherentCache<ServingRecord> | null;
   /** Turn and tool-call counters (GET /metrics). */
   metrics?: TurnMetrics | null;
+  /** Workflows behind agent keys: each turn's agent picked by the workflow's router. */
+  workflows?: WorkflowRouter | null;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -92,6 +95,7 @@ export function createChatModule(deps: ChatModuleDeps) {
       speech: deps.speech ?? { stt: null, reason: null },
       serving: deps.serving ?? null,
       metrics: deps.metrics ?? null,
+      workflows: deps.workflows ?? null,
       log: deps.log,
     }),
   };

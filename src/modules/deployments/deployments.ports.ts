@@ -41,3 +41,16 @@ export interface IntegrationChecker {
   /** Runs the live check of one integration of the company; undefined when it does not exist. */
   checkIntegration(companyId: string, integrationId: string): Promise<IntegrationCheckResult | undefined>;
 }
+
+/** A workflow as its roll-out checks it (the workflows module implements it). */
+export interface DeployableWorkflow {
+  id: string;
+  name: string;
+  default_agent_id: string;
+  steps: readonly { name: string; agent_id: string }[];
+}
+
+export interface WorkflowSource {
+  /** The company's workflow, or undefined. */
+  find(companyId: string, workflowId: string): Promise<DeployableWorkflow | undefined>;
+}

@@ -132,16 +132,19 @@ export async function deleteDeployment(db: Executor, companyId: string, id: stri
   await db.deleteFrom('deployments').where('company_id', '=', companyId).where('id', '=', id).execute();
 }
 
-/** The live deployment (deploying, active or paused) holding this agent, channel and region, other than `exceptId`. */
+/**
+ * The live deployment (deploying, active or paused) holding this key — the deployed agent or
+ * workflow (`deployableId`), channel and region — other than `exceptId`.
+ */
 export async function findLiveDeployment(
   db: Executor,
-  key: { agentId: string; channel: string; regionId: string },
+  key: { deployableId: string; channel: string; regionId: string },
   exceptId?: string,
 ) {
   let query = db
     .selectFrom('deployments')
     .select(['id', 'status', 'company_id'])
-    .where('agent_id', '=', key.agentId)
+    .where('deployable_id', '=', key.deployableId)
     .where('channel', '=', key.channel)
     .where('region_id', '=', key.regionId)
     .where('status', 'in', LIVE_STATUSES);
@@ -149,17 +152,20 @@ export async function findLiveDeployment(
   return query.executeTakeFirst();
 }
 
-/** What chat resolves an agent_key to: the live deployment of the agent on that channel and region slug. */
+/**
+ * What chat resolves an agent_key to: the live deployment of the agent or workflow (`deployableId`,
+ * the key's id) on that channel and region slug.
+ */
 export async function findLiveForChat(
   db: Executor,
   companyId: string,
-  agentId: string,
+  deployableId: string,
   channel: string,
   regionSlug: string,
 ) {
   return selectDeployments(db)
     .where('d.company_id', '=', companyId)
-    .where('d.agent_id', '=', agentId)
+    .where('d.deployable_id', '=', deployableId)
     .where('d.channel', '=', channel)
     .where('r.slug', '=', regionSlug)
     .where('d.status', 'in', LIVE_STATUSES)
@@ -270,4 +276,15 @@ export async function releaseRollouts(
     )
     .returning(['id', 'company_id', 'rollout_attempt'])
     .execute();
+}
+
+/** A live deployment (deploying, active or paused) of the agent or workflow `deployableId`, if any. */
+export async function findLiveOf(db: Executor, companyId: string, deployableId: string) {
+  return db
+    .selectFrom('deployments')
+    .select(['id', 'status'])
+    .where('company_id', '=', companyId)
+    .where('deployable_id', '=', deployableId)
+    .where('status', 'in', LIVE_STATUSES)
+    .executeTakeFirst();
 }

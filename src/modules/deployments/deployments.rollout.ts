@@ -10,7 +10,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import { BUILTIN_KB_MODEL, findAgent } from '../agents/index.js';
 import { primaryLanguages } from './deployment-fields.js';
-import type { CollectionsReadiness, IntegrationChecker } from './deployments.ports.js';
+import type { CollectionsReadiness, IntegrationChecker, WorkflowSource } from './deployments.ports.js';
 import * as repo from './deployments.repo.js';
 import type { LogLevel } from './deployments.tables.js';
 
@@ -29,6 +29,8 @@ export interface RolloutDeps {
   knowledge: CollectionsReadiness | null;
   /** The integrations' live check; null: not wired (the checks are skipped with a warning). */
   integrations: IntegrationChecker | null;
+  /** Workflows; null: a workflow deployment fails its roll-out (nothing to check it against). */
+  workflows: WorkflowSource | null;
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -124,6 +126,7 @@ type AgentRow = NonNullable<Awaited<ReturnType<typeof findAgent>>>;
 type Check = Promise<string | null>;
 
 async function checkDeployment(deps: RolloutDeps, row: repo.DeploymentRow, step: Step): Promise<RolloutOutcome> {
+  if (row.deployable_type === 'workflow') return checkWorkflow(deps, row, step);
   await step(
     'info',
     `Roll-out attempt ${row.rollout_attempt} started: checking the agent, its knowledge and its integrations`,
@@ -137,6 +140,37 @@ async function checkDeployment(deps: RolloutDeps, row: repo.DeploymentRow, step:
   return error
     ? { ok: false, error }
     : { ok: true, summary: `serving agent:${row.agent_id}:${row.channel}:${row.region_slug}` };
+}
+
+/**
+ * A workflow serves when every agent it names (each step's and the default) would pass an agent
+ * roll-out: each is checked in turn, its log lines prefixed with the step, and the first failure
+ * fails the roll-out with the step named.
+ */
+async function checkWorkflow(deps: RolloutDeps, row: repo.DeploymentRow, step: Step): Promise<RolloutOutcome> {
+  await step('info', `Roll-out attempt ${row.rollout_attempt} started: checking workflow ${row.deployable_id}`);
+  const workflow = deps.workflows ? await deps.workflows.find(row.company_id, row.deployable_id) : undefined;
+  if (!workflow) return { ok: false, error: `Workflow ${row.deployable_id} no longer exists` };
+  if (workflow.steps.length === 0) return { ok: false, error: `Workflow '${workflow.name}' has no steps` };
+  const roles = new Map<string, string[]>();
+  for (const entry of workflow.steps)
+    roles.set(entry.agent_id, [...(roles.get(entry.agent_id) ?? []), `step '${entry.name}'`]);
+  roles.set(workflow.default_agent_id, [...(roles.get(workflow.default_agent_id) ?? []), 'default agent']);
+  for (const [agentId, names] of roles) {
+    const label = names.join(', ');
+    const prefixed: Step = (level, message) => step(level, `Workflow ${label}: ${message}`);
+    const agent = await findAgent(deps.db, row.company_id, agentId);
+    if (!agent) return { ok: false, error: `Workflow ${label}: agent ${agentId} no longer exists` };
+    const error =
+      (await checkAgent(agent, row, prefixed)) ??
+      (await checkCollections(deps.knowledge, agent, row, prefixed)) ??
+      (await checkIntegrations(deps, agent, row, prefixed));
+    if (error) return { ok: false, error: `Workflow ${label}: ${error}` };
+  }
+  return {
+    ok: true,
+    summary: `serving agent:${row.deployable_id}:${row.channel}:${row.region_slug} (workflow '${workflow.name}', ${roles.size} agent(s))`,
+  };
 }
 
 /**

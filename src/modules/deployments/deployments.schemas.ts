@@ -57,7 +57,8 @@ export const Deployment = Type.Object({
   config: Type.String(),
   error: Nullable(Type.String()),
   agent_key: Type.String({
-    description: 'the chat agent_key that reaches this deployment: agent:<agent_id>:<channel>:<region slug>',
+    description:
+      'the chat agent_key that reaches this deployment: agent:<deployable_id>:<channel>:<region slug> (the agent, or the workflow)',
   }),
   created_at: Timestamp(),
   updated_at: Timestamp(),

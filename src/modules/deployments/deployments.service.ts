@@ -25,6 +25,7 @@ import type {
   DeploymentNotification,
   DeploymentNotifier,
   IntegrationChecker,
+  WorkflowSource,
 } from './deployments.ports.js';
 import * as repo from './deployments.repo.js';
 import { claimRollout, requeueRollouts, ROLLOUT_JOB, runRollout, type RolloutJob } from './deployments.rollout.js';
@@ -48,6 +49,8 @@ export interface DeploymentsDeps {
   knowledge?: CollectionsReadiness | null;
   /** The integrations' live check, run by the roll-out for each linked integration. */
   integrations?: IntegrationChecker | null;
+  /** Workflows (deployable_type workflow): found on create, and their agents checked by the roll-out. */
+  workflows?: WorkflowSource | null;
   log: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;
@@ -71,7 +74,7 @@ export function toDeployment(row: repo.DeploymentRow): Deployment {
     status: row.status,
     config: row.config,
     error: row.error,
-    agent_key: `agent:${row.agent_id}:${row.channel}:${row.region_slug}`,
+    agent_key: `agent:${row.deployable_id}:${row.channel}:${row.region_slug}`,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -117,12 +120,12 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   async function ensureKeyFree(
     executor: Executor,
-    row: { id?: string; agent_id: string; channel: string; region_id: string },
+    row: { id?: string; deployable_id: string; channel: string; region_id: string },
     slug: string,
   ) {
     const other = await repo.findLiveDeployment(
       executor,
-      { agentId: row.agent_id, channel: row.channel, regionId: row.region_id },
+      { deployableId: row.deployable_id, channel: row.channel, regionId: row.region_id },
       row.id,
     );
     if (other) throw DeploymentErrors.liveConflict(other.id, other.status, row.channel, slug);
@@ -165,7 +168,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       category: 'deployment',
       priority: PRIORITY[action],
       title: `Deployment ${ACTION_WORDS[action]}`,
-      message: `Deployment ${row.id} of agent ${row.agent_id} on ${row.channel} in ${row.region_slug} ${action === 'succeed' ? 'is active' : `is ${result.to}`}${detail ? `: ${detail}` : ''}`,
+      message: `Deployment ${row.id} of ${row.deployable_type} ${row.deployable_id} on ${row.channel} in ${row.region_slug} ${action === 'succeed' ? 'is active' : `is ${result.to}`}${detail ? `: ${detail}` : ''}`,
       metadata: {
         deployment_id: row.id,
         agent_id: row.agent_id,
@@ -184,7 +187,27 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   const changing = <T>(work: Promise<T>): Promise<T> => work.finally(() => deps.servingChanged?.());
 
-  const rolloutDeps = { db, knowledge: deps.knowledge ?? null, integrations: deps.integrations ?? null, log: deps.log };
+  const rolloutDeps = {
+    db,
+    knowledge: deps.knowledge ?? null,
+    integrations: deps.integrations ?? null,
+    workflows: deps.workflows ?? null,
+    log: deps.log,
+  };
+
+  /** What a deployment serves: the agent, or the workflow (its default agent is the record's agent_id). */
+  async function deployable(trx: Executor, companyId: string, body: CreateDeploymentBody) {
+    if (body.deployable_type === 'workflow') {
+      const workflow = deps.workflows ? await deps.workflows.find(companyId, body.deployable_id) : undefined;
+      if (!workflow)
+        throw DeploymentErrors.invalidField('deployable_id', `no workflow ${body.deployable_id} in your company`);
+      const agent = await findAgent(trx, companyId, workflow.default_agent_id);
+      return { id: workflow.id, agentId: workflow.default_agent_id, languages: agent?.languages ?? '' };
+    }
+    const agent = await findAgent(trx, companyId, body.deployable_id);
+    if (!agent) throw DeploymentErrors.invalidField('deployable_id', `no agent ${body.deployable_id} in your company`);
+    return { id: agent.id, agentId: agent.id, languages: agent.languages };
+  }
   const sendRollout = (trx: Executor, job: RolloutJob, delaySeconds: number) =>
     queue.send(trx, ROLLOUT_JOB, job, delaySeconds ? { startAfterSeconds: delaySeconds } : {});
   /** Runs a claimed roll-out and finishes its transition (active or failed). */
@@ -200,35 +223,32 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   const service = {
     async create(context: CompanyContext, body: CreateDeploymentBody): Promise<Deployment> {
-      if (body.deployable_type === 'workflow') {
-        throw DeploymentErrors.invalidField(
-          'deployable_type',
-          'workflow deployments are not available: this service has no workflows yet; deploy an agent',
-        );
-      }
       const channel = field('channel', checkChannel(body.channel));
       const config = body.config === undefined ? '{}' : field('config', checkConfig(body.config));
       const id = await db.transaction().execute(async (trx) => {
-        const agent = await findAgent(trx, context.companyId, body.deployable_id);
-        if (!agent)
-          throw DeploymentErrors.invalidField('deployable_id', `no agent ${body.deployable_id} in your company`);
+        const served = await deployable(trx, context.companyId, body);
         await regionSlug(trx, body.region_id);
         const languages =
           body.languages !== undefined
             ? field('languages', checkLanguages(body.languages))
-            : agentLanguages(agent.languages);
+            : agentLanguages(served.languages);
         const newId = await repo.insertDeployment(trx, {
           company_id: context.companyId,
           user_id: context.userId,
-          deployable_type: 'agent',
-          deployable_id: agent.id,
-          agent_id: agent.id,
+          deployable_type: body.deployable_type,
+          deployable_id: served.id,
+          agent_id: served.agentId,
           channel,
           region_id: body.region_id,
           languages,
           config,
         });
-        await repo.insertLog(trx, newId, 'info', `Deployment created (pending) for agent ${agent.id} on ${channel}`);
+        await repo.insertLog(
+          trx,
+          newId,
+          'info',
+          `Deployment created (pending) for ${body.deployable_type} ${served.id} on ${channel}`,
+        );
         return newId;
       });
       return service.get(context, id);
@@ -328,6 +348,14 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       if (!row) throw DeploymentErrors.noActiveDeployment(agentId, channel, regionSlug);
       if (row.status !== 'active') throw DeploymentErrors.notServing(row.id, row.status);
       return toDeployment(row);
+    },
+
+    /** The live deployment (deploying, active, paused) of an agent or workflow, if any. */
+    async liveDeploymentOf(
+      companyId: string,
+      deployableId: string,
+    ): Promise<{ id: string; status: string } | undefined> {
+      return repo.findLiveOf(db, companyId, deployableId);
     },
 
     /** A runtime event (a chat served, an error) in the deployment's log; ignored once it is deleted. */
