@@ -79,7 +79,7 @@ export async function medianResolution(db: Db, companyId: string, window: Window
 async function medianWithin(db: Executor, companyId: string, window: Window): Promise<number> {
   const plan = planDays(window.from, window.to);
   const daily = plan.days
-    ? sql`select bucket, resolved as n from support_resolution_daily
+    ? sql`select bucket, resolved as n from support_resolution_daily_live
           where company_id = ${companyId} and day >= ${plan.days.lo} and day < ${plan.days.hi} union all`
     : sql``;
   const histogram = await sql<{ bucket: number; n: number }>`

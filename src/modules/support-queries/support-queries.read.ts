@@ -109,12 +109,30 @@ export async function queryExists(db: Executor, companyId: string, queryId: stri
   return row !== undefined;
 }
 
-/** Agents of the company with their all-time counters (from the trigger-kept rollup). */
+/**
+ * Agents of the company with their all-time counters: the folded rollup plus the contributions
+ * not folded yet (migration 0090), so the figures are exact at any moment.
+ */
 export async function agentsWithMetrics(db: Executor, companyId: string, agentIds: string[]) {
   if (agentIds.length === 0) return [];
+  const counters = sql`(
+    select sum(queries_handled) as queries_handled, sum(resolved_count) as resolved_count,
+      sum(resolution_minutes_sum) as resolution_minutes_sum, sum(agent_resolved_count) as agent_resolved_count,
+      sum(satisfaction_sum) as satisfaction_sum, sum(satisfaction_count) as satisfaction_count
+    from (
+      select queries_handled, resolved_count, resolution_minutes_sum, agent_resolved_count, satisfaction_sum,
+        satisfaction_count
+      from support_agent_metrics where agent_id = a.id
+      union all
+      select sign, sign * (resolved_at is not null)::int, sign * coalesce(resolution_minutes, 0),
+        sign * (resolved_at is not null and not escalated_to_human)::int, sign * coalesce(customer_satisfaction, 0),
+        sign * (customer_satisfaction is not null)::int
+      from support_rollup_pending where agent_id = a.id and company_id = ${companyId}
+    ) u
+  )`;
   return db
     .selectFrom('agents as a')
-    .leftJoin('support_agent_metrics as m', 'm.agent_id', 'a.id')
+    .leftJoinLateral(counters.as('m'), (join) => join.onTrue())
     .select([
       'a.id',
       'a.title',

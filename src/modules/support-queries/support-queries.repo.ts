@@ -171,8 +171,34 @@ export async function insertSyntheticQueries(db: Executor, spec: SyntheticQuerie
     from t`.execute(db);
 }
 
-/** Refreshes planner statistics (and the visibility map that index-only scans need) after a bulk load. */
+/**
+ * After a bulk load: folds its rollup contributions, then refreshes planner statistics (and the
+ * visibility map that index-only scans need).
+ */
 export async function analyzeSupportTables(db: Executor): Promise<void> {
+  await foldAllRollups(db);
   await sql`vacuum analyze support_queries`.execute(db);
   await sql`analyze support_agent_metrics`.execute(db);
+}
+
+/**
+ * Folds up to `maxRows` pending rollup contributions into the rollups (migration 0090); returns
+ * how many it folded (0 when none are pending or another fold holds the lock).
+ */
+export async function foldRollups(db: Executor, maxRows: number): Promise<number> {
+  const result = await sql<{ folded: number }>`select support_rollup_fold(${maxRows}::int) as folded`.execute(db);
+  return result.rows[0]!.folded;
+}
+
+/** Folds every pending contribution, waiting out a concurrent fold (after a bulk load). */
+export async function foldAllRollups(db: Executor, batch = 200_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const folded = await foldRollups(db, batch);
+    total += folded;
+    if (folded > 0) continue;
+    const pending = await db.selectFrom('support_rollup_pending').select('id').limit(1).executeTakeFirst();
+    if (!pending) return total;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

@@ -64,8 +64,8 @@ describe('rollupSource SQL', () => {
       db,
     );
     expect(tables(compiled.sql)).toEqual([
-      'support_query_daily',
-      'support_query_hourly',
+      'support_query_daily_live',
+      'support_query_hourly_live',
       'support_queries',
       'support_queries',
     ]);
@@ -79,7 +79,7 @@ describe('rollupSource SQL', () => {
       { from: d('2025-01-01T00:00:00Z'), to: d('2025-04-01T00:00:00Z') },
       '22222222-2222-2222-2222-222222222222',
     ).compile(db);
-    expect(tables(compiled.sql)).toEqual(['support_query_daily']);
+    expect(tables(compiled.sql)).toEqual(['support_query_daily_live']);
     expect(compiled.sql).toContain('and agent_key = $');
   });
 });

@@ -2,7 +2,8 @@
  * Reading support figures from the rollups (migration 0021): the whole days of a window
  * come from support_query_daily, the whole hours of its partial edge days from
  * support_query_hourly, the partial edge hours from the raw rows, all shaped alike, so every sum
- * is exact for any instant-precise window.
+ * is exact for any instant-precise window. The rollups are read through their `_live` views
+ * (migration 0090), which add the contributions not folded yet.
  */
 import { sql, type RawBuilder } from 'kysely';
 import { PRIORITIES, QUERY_STATUSES, QUERY_TYPES } from './support-queries.tables.js';
@@ -106,11 +107,11 @@ export function rollupSource(
   const parts: RawBuilder<unknown>[] = [];
   if (plan.daily) {
     parts.push(sql`select day as at, nullif(agent_key, ${NO_AGENT}::uuid) as agent_id, ${columns}
-      from support_query_daily where company_id = ${companyId} and ${inRanges('day', [plan.daily])} ${rollupAgent}`);
+      from support_query_daily_live where company_id = ${companyId} and ${inRanges('day', [plan.daily])} ${rollupAgent}`);
   }
   if (plan.hourly.length) {
     parts.push(sql`select hour as at, nullif(agent_key, ${NO_AGENT}::uuid) as agent_id, ${columns}
-      from support_query_hourly where company_id = ${companyId} and ${inRanges('hour', plan.hourly)} ${rollupAgent}`);
+      from support_query_hourly_live where company_id = ${companyId} and ${inRanges('hour', plan.hourly)} ${rollupAgent}`);
   }
   if (plan.raw.length) {
     parts.push(sql`select created_at as at, agent_id, ${created}

@@ -54,7 +54,7 @@ export interface SupportQueriesTable {
   resolution_minutes: ColumnType<number | null, never, never>;
 }
 
-/** Maintained by triggers on support_queries; read only. */
+/** Folded from support_rollup_pending (migration 0090); read only, with the pending rows added. */
 export interface SupportAgentMetricsTable {
   company_id: string;
   agent_id: string;
@@ -76,9 +76,29 @@ export interface SupportNotesTable {
   created_at: DefaultTimestamp;
 }
 
+/**
+ * Each support query change's contribution to the rollups (sign -1 for the old row, +1 for the
+ * new), appended by the triggers and folded in batches by support_rollup_fold (migration 0090).
+ */
+export interface SupportRollupPendingTable {
+  id: Generated<number>;
+  sign: number;
+  company_id: string;
+  agent_id: string | null;
+  created_at: Date;
+  resolved_at: Date | null;
+  status: QueryStatus;
+  query_type: QueryType;
+  priority: Priority;
+  escalated_to_human: boolean;
+  resolution_minutes: number | null;
+  customer_satisfaction: number | null;
+}
+
 export interface SupportTables {
   end_users: EndUsersTable;
   support_queries: SupportQueriesTable;
   support_agent_metrics: SupportAgentMetricsTable;
   support_notes: SupportNotesTable;
+  support_rollup_pending: SupportRollupPendingTable;
 }
