@@ -8,6 +8,7 @@ import type { MemoryLanes } from './knowledge.memory-lanes.js';
 import * as searchRepo from './knowledge.search.repo.js';
 import type { ChunkDetails, LaneFilters, LaneHit } from './knowledge.search.repo.js';
 import { detectLanguage, jaccard, shingles, textSearchConfig } from './knowledge.text.js';
+import { EXPANSION_WEIGHT, expandQuery } from './knowledge.expansion.js';
 import type { VectorIndexes } from './knowledge.vector-index.js';
 
 export type Lane = 'vector' | 'fulltext' | 'docstore';
@@ -24,6 +25,8 @@ export interface SearchInput {
   signal?: AbortSignal;
   /** Ranking of the full-text lane: BM25 (default) or ts_rank_cd (for comparison). */
   fulltextRanking?: 'bm25' | 'ts_rank_cd';
+  /** Whether the full-text lane adds the query's support-domain equivalents (default true). */
+  expand?: boolean;
 }
 
 /** A found chunk with its fused score and each lane's own score and rank. */
@@ -79,6 +82,20 @@ export function fuse(
   return [...fused.values()].sort(
     (a, b) => b.score - a.score || best(a) - best(b) || a.chunk_id.localeCompare(b.chunk_id),
   );
+}
+
+/**
+ * The full-text lane with the query's expansion: each chunk's BM25 score for the query plus
+ * `weight` × its score for the equivalents' words (BM25 is a sum over terms, so this is BM25 with
+ * the added terms weighted below the query's own), best first, `depth` kept.
+ */
+export function withExpansion(own: LaneHit[], added: LaneHit[], weight: number, depth: number): LaneHit[] {
+  const scores = new Map(own.map((hit) => [hit.chunk_id, hit.score]));
+  for (const hit of added) scores.set(hit.chunk_id, (scores.get(hit.chunk_id) ?? 0) + weight * hit.score);
+  return [...scores]
+    .map(([chunk_id, score]) => ({ chunk_id, score }))
+    .sort((a, b) => b.score - a.score || a.chunk_id.localeCompare(b.chunk_id))
+    .slice(0, depth);
 }
 
 /** Text-search configurations to read a query with: its own language's, and English for Latin script. */
@@ -138,7 +155,8 @@ export function createRetrieval(deps: {
     };
     const configs = queryConfigs(input.query);
     const fulltextRanking = enabled.fulltext ? (input.fulltextRanking ?? 'bm25') : null;
-    const [vector, text] = await Promise.all([
+    const expansion = fulltextRanking === 'bm25' && input.expand !== false ? expandQuery(input.query).text : '';
+    const [vector, text, expanded] = await Promise.all([
       enabled.vector ? vectorLane(companyId, input, filters, depth) : null,
       fulltextRanking || enabled.docstore
         ? textLanes({
@@ -152,14 +170,29 @@ export function createRetrieval(deps: {
             detailRank: topK,
           })
         : null,
+      expansion
+        ? textLanes({
+            companyId,
+            query: expansion,
+            configs,
+            filters,
+            depth,
+            fulltext: 'bm25',
+            docstore: false,
+            detailRank: topK,
+          })
+        : null,
     ]);
     const lanes: Partial<Record<Lane, LaneHit[]>> = {};
     if (vector?.state === 'used') lanes.vector = vector.hits;
-    if (text?.fulltext) lanes.fulltext = text.fulltext;
+    if (text?.fulltext)
+      lanes.fulltext = expanded?.fulltext
+        ? withExpansion(text.fulltext, expanded.fulltext, EXPANSION_WEIGHT, depth)
+        : text.fulltext;
     if (text?.docstore) lanes.docstore = text.docstore;
     const fused = fuse(lanes).slice(0, topK);
     // The text lanes bring the details of their top hits; the rest (vector hits, deeper ranks) is looked up.
-    const details = new Map((text?.details ?? []).map((row) => [row.id, row]));
+    const details = new Map([...(text?.details ?? []), ...(expanded?.details ?? [])].map((row) => [row.id, row]));
     const missing = fused.map((hit) => hit.chunk_id).filter((id) => !details.has(id));
     for (const row of await searchRepo.chunkDetails(db, companyId, missing)) details.set(row.id, row);
     const results: SearchResult[] = [];
