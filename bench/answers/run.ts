@@ -20,7 +20,8 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
-import { answerFromKnowledge, normalizeArabic } from '../../src/modules/chat/chat.kb-responder.js';
+import { answerFromKnowledge } from '../../src/modules/chat/chat.kb-responder.js';
+import { comparable } from './comparable.js';
 import { createTenant } from '../../test/helpers/factories.js';
 import { benchDatabase } from '../lib/harness.js';
 import { ARTICLES, QUESTIONS, UNANSWERABLE, type Kind, type Question } from './help-centre.js';
@@ -28,14 +29,6 @@ import { ARTICLES, QUESTIONS, UNANSWERABLE, type Kind, type Question } from './h
 const { values } = parseArgs({
   options: { list: { type: 'boolean', default: false }, split: { type: 'string', default: 'all' } },
 });
-
-/** Text as compared for facts: lower case, Arabic normalised, punctuation and tanween as spaces. */
-export function comparable(text: string): string {
-  return normalizeArabic(text.normalize('NFKC').toLowerCase())
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .replace(/ا(?= |$)/g, '')
-    .trim();
-}
 
 const percent = (part: number, whole: number) => (whole ? `${((100 * part) / whole).toFixed(1)} %` : '–');
 

@@ -49,15 +49,17 @@ describe('answerFromKnowledge', () => {
     expect(answer.citations[0]?.document_id).toBe('d3');
   });
 
-  it.each(['How long do refunds take?', 'How long does a refund take?', 'When will my refund arrive?'])(
-    'answers "%s" from an article that words it otherwise',
-    (query) => {
-      const answer = answerFromKnowledge(query, [refundArticle, shipping]);
-      expect(answer.found).toBe(true);
-      expect(answer.sentences).toEqual(['Refunds are issued to the original card within 5 business days.']);
-      expect(answer.citations.map((c) => c.chunk_id)).toEqual(['c4']);
-    },
-  );
+  it.each([
+    'How long do refunds take?',
+    'How long does a refund take?',
+    'When will I get my money back?',
+    'How many days until the cash is back on my card?',
+  ])('answers "%s" from an article that words it otherwise', (query) => {
+    const answer = answerFromKnowledge(query, [refundArticle, shipping]);
+    expect(answer.found).toBe(true);
+    expect(answer.sentences).toEqual(['Refunds are issued to the original card within 5 business days.']);
+    expect(answer.citations.map((c) => c.chunk_id)).toEqual(['c4']);
+  });
 
   it.each([
     'What is the weather in Paris tomorrow?',
@@ -82,20 +84,33 @@ describe('answerFromKnowledge', () => {
 
   it('counts the title of a passage as part of its support', () => {
     const untitled = answerFromKnowledge('Which payment methods do you accept?', [
-      passage('6', 'We accept Visa, Mastercard and Apple Pay.', 'Doc 6'),
+      passage('6', 'We accept Visa and Mastercard.', 'Doc 6'),
       shipping,
     ]);
     const titled = answerFromKnowledge('Which payment methods do you accept?', [
-      passage('6', 'We accept Visa, Mastercard and Apple Pay.', 'Payment methods'),
+      passage('6', 'We accept Visa and Mastercard.', 'Payment methods'),
       shipping,
     ]);
     expect(untitled.found).toBe(false);
-    expect(titled.sentences).toEqual(['We accept Visa, Mastercard and Apple Pay.']);
+    expect(titled.sentences).toEqual(['We accept Visa and Mastercard.']);
   });
 
   it('finds nothing without passages or content words', () => {
     expect(answerFromKnowledge('refunds', []).found).toBe(false);
     expect(answerFromKnowledge('what is it?', [refunds]).found).toBe(false);
+  });
+
+  it('counts a support-domain equivalent of a question word as that word', () => {
+    const password = passage(
+      '7',
+      'If you forgot your password, select Forgot password on the sign-in page. We e-mail you a reset link.',
+      'Resetting your password',
+    );
+    const answer = answerFromKnowledge("I can't remember my login details", [shipping, password]);
+    expect(answer.found).toBe(true);
+    expect(answer.citations.map((c) => c.chunk_id)).toEqual(['c7']);
+    // Without an equivalent in the passages, the same words find nothing.
+    expect(answerFromKnowledge("I can't remember my login details", [shipping, refundArticle]).found).toBe(false);
   });
 
   it('does not repeat a sentence found in overlapping chunks', () => {
@@ -114,6 +129,10 @@ describe('text helpers', () => {
     expect(contentTerms('والمرور')).toEqual(contentTerms('المرور'));
     expect(contentTerms('إعادة')).toEqual(contentTerms('اعاده'));
     expect(contentTerms('كَلِمَةُ الْمُرُورِ')).toEqual(contentTerms('كلمة المرور'));
+    // A teh marbuta before a pronoun, and letters typed one for another.
+    expect(contentTerms('كتلته')).toEqual(contentTerms('كتلة'));
+    expect(contentTerms('بمازا تعمل')).toEqual(contentTerms('بماذا تعمل'));
+    expect(contentTerms('على')).toEqual(contentTerms('علي'));
   });
   it('detects the language and requests for a human', () => {
     expect(languageOf('مرحبا how')).toBe('ar');

@@ -6,6 +6,7 @@
  * found. FAQ-shaped text is understood: a question line that matches lends its score to the answer
  * after it. The rule is measured by bench/chat/kb-answers.ts.
  */
+import { contentTerms, expandTerms, normalizeArabic } from '../knowledge/index.js';
 import type { Citation } from './chat.tables.js';
 
 export interface KbPassage {
@@ -29,106 +30,42 @@ export interface KbAnswer {
 }
 
 const MAX_SENTENCES = 3;
-/**
- * Support a sentence needs to count: the mean of the weighted share of the question's content
- * words found in the sentence and in its whole chunk (title included).
- */
-const MIN_SUPPORT = 0.55;
-/** Sentences this close to the best one are shown with it. */
-const NEAR_BEST = 0.75;
 
-const ARABIC_VARIANTS = /[\u064B-\u065F\u0670\u0640أإآٱىة]/g;
-const ARABIC_FORMS: Record<string, string> = { أ: 'ا', إ: 'ا', آ: 'ا', ٱ: 'ا', ى: 'ي', ة: 'ه' };
-
-/** Arabic letters in one form: no diacritics or tatweel, one alef, alef maksura as yeh, teh marbuta as heh. */
-export function normalizeArabic(text: string): string {
-  return text.replace(ARABIC_VARIANTS, (letter) => ARABIC_FORMS[letter] ?? '');
+/** The rule's settings (bench/chat/kb-answers.ts and bench/answers measure them). */
+export interface AnswerRules {
+  /** Support a sentence needs to count. */
+  minSupport: number;
+  /** Share of a sentence's support that is its own coverage of the question (the rest: its passage's). */
+  ownShare: number;
+  /** A term no passage holds weighs at most this times the heaviest term they hold. */
+  absentCap: number;
+  /** Sentences this close to the best one are shown with it. */
+  nearBest: number;
+  /** The found decision: a logistic model of the best sentence's evidence (bench/answers/calibrate.ts). */
+  confidence: { bias: number; weights: Record<keyof AnswerEvidence, number> };
 }
 
-const EN_STOP = new Set(
-  (
-    'a an the and or but if then than so of to in on at by for with from about into over after before is are was were be been being am ' +
-    'do does did doing have has had having i me my we our you your he she it its they them their this that these those what which who whom ' +
-    'whose when where why how can could should would will shall may might must not no yes there here please tell know want need get ' +
-    'any some all just also very much many more most own same such only too again further once as up down out off im ive dont'
-  ).split(' '),
-);
-const AR_STOP = new Set(
-  (
-    'في من على الى إلى عن مع هل ما ماذا متى اين أين كيف لماذا كم هذا هذه ذلك تلك هو هي هم هن انا أنا نحن انت أنت انتم أنتم التي الذي ' +
-    'الذين او أو ثم قد لا لم لن ان أن إن كان كانت يكون تكون كل بعض اي أي عند لدي لدى لكم لك لي به بها فيه فيها منه منها عليه عليها ' +
-    'يمكن يمكنني يمكنك اريد أريد ممكن رجاء من فضلك'
-  )
-    .split(' ')
-    .map(normalizeArabic),
-);
+export const ANSWER_RULES: AnswerRules = {
+  minSupport: 0.45,
+  ownShare: 0.5,
+  absentCap: 0.7,
+  nearBest: 0.75,
+  // Fitted by bench/answers/calibrate.ts; the bias set for few false answers (docs/decisions.md).
+  confidence: {
+    bias: -2.4,
+    weights: {
+      support: 0.734,
+      own: 1.101,
+      context: 0.367,
+      share: 1.816,
+      pairs: 0.384,
+      margin: 1.097,
+      inverseTerms: -2.157,
+    },
+  },
+};
 
-const ARABIC = /[\u0600-\u06FF]/;
-
-const AR_PREFIXES = ['وال', 'بال', 'كال', 'فال', 'لل', 'ال'];
-const AR_SUFFIXES = ['هما', 'كما', 'ها', 'هم', 'كم', 'نا', 'ات', 'ون', 'ين', 'ان', 'ه', 'ي'];
-
-function stemArabic(word: string): string {
-  let stem = word;
-  for (const prefix of AR_PREFIXES) {
-    if (stem.startsWith(prefix) && stem.length - prefix.length >= 2) {
-      stem = stem.slice(prefix.length);
-      break;
-    }
-  }
-  if (stem.length > 3 && /^[وف]/.test(stem)) stem = stem.slice(1);
-  for (const suffix of AR_SUFFIXES) {
-    if (stem.endsWith(suffix) && stem.length - suffix.length >= 3) return stem.slice(0, -suffix.length);
-  }
-  return stem;
-}
-
-/**
- * "invoice" and "invoices", "issue" and "issued" meet on one stem; short words keep their e, so
- * that "care" and "car" or "rate" and "rat" stay apart.
- */
-const withoutFinalE = (stem: string) => (stem.length > 4 && stem.endsWith('e') ? stem.slice(0, -1) : stem);
-
-const EN_SUFFIXES = [
-  ['ies', 'y'],
-  ['ing', ''],
-  ['ed', ''],
-  ['es', ''],
-  ['s', ''],
-] as const;
-
-function stemEnglish(word: string): string {
-  if (word.length <= 3) return word;
-  for (const [suffix, replacement] of EN_SUFFIXES) {
-    if (!word.endsWith(suffix) || word.length - suffix.length < 3 || word.endsWith('ss')) continue;
-    // "-es" after a hissing sound ("boxes", "addresses"); elsewhere the e is the word's own ("invoices").
-    if (suffix === 'es' && !/(?:[xz]|ch|sh|ss)es$/.test(word)) continue;
-    let stem = word.slice(0, -suffix.length) + replacement;
-    // "shipped" and "shipping" come to "ship", "billing" keeps its double l.
-    if ((suffix === 'ing' || suffix === 'ed') && stem.length > 3 && /([^aeioulsz])\1$/.test(stem))
-      stem = stem.slice(0, -1);
-    return withoutFinalE(stem);
-  }
-  return withoutFinalE(word);
-}
-
-const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu;
-
-/** Content words of a text, normalised and stemmed. */
-export function contentTerms(text: string): string[] {
-  // Arabic diacritics are marks, not letters: they go before the split so that they do not cut words.
-  const words = normalizeArabic(text.normalize('NFKC').toLowerCase()).match(WORD) ?? [];
-  const terms: string[] = [];
-  for (const raw of words) {
-    if (ARABIC.test(raw)) {
-      if (raw.length >= 2 && !AR_STOP.has(raw)) terms.push(stemArabic(raw));
-    } else {
-      const word = raw.replace(/['’]/g, '');
-      if (!EN_STOP.has(word) && (word.length >= 2 || /\d/.test(word))) terms.push(stemEnglish(word));
-    }
-  }
-  return terms;
-}
+export { contentTerms, normalizeArabic };
 
 export function languageOf(text: string): Language {
   let arabic = 0;
@@ -196,6 +133,8 @@ function questionTerms(query: string): string[] {
 interface Sentence {
   text: string;
   terms: Set<string>;
+  /** Its terms in order. */
+  sequence: string[];
 }
 
 interface Candidate {
@@ -203,22 +142,64 @@ interface Candidate {
   position: number;
   text: string;
   support: number;
+  /** Its own coverage of the question (or its FAQ question line's), and its passage's. */
+  own: number;
+  context: number;
+  /** Unweighted share of the question's terms it holds, and of their neighbouring pairs it holds close together. */
+  share: number;
+  pairs: number;
+}
+
+/**
+ * Share of the question's neighbouring term pairs that stand within three words of each other in
+ * a sentence (word order is evidence that the sentence says what the question asks).
+ */
+function closePairs(queryTerms: string[], sequence: string[]): number {
+  if (queryTerms.length < 2) return 0;
+  const at = new Map<string, number[]>();
+  sequence.forEach((term, index) => at.set(term, [...(at.get(term) ?? []), index]));
+  let close = 0;
+  for (let i = 1; i < queryTerms.length; i++) {
+    const a = at.get(queryTerms[i - 1]!);
+    const b = at.get(queryTerms[i]!);
+    if (a && b && a.some((x) => b.some((y) => x !== y && Math.abs(x - y) <= 3))) close++;
+  }
+  return close / (queryTerms.length - 1);
+}
+
+/** Whether a sentence's terms hold a question's term, itself or one of its equivalents. */
+type Holds = (terms: ReadonlySet<string>, term: string) => boolean;
+
+function holdsWith(alternatives: ReadonlyMap<string, string[][]>): Holds {
+  return (terms, term) =>
+    terms.has(term) || (alternatives.get(term)?.some((sequence) => sequence.every((part) => terms.has(part))) ?? false);
 }
 
 /**
  * Every answer sentence with its support: the mean of its own coverage of the question (or that
  * of the FAQ question line before it, if higher) and its passage's coverage (all its sentences
- * and its title). Coverage is the IDF-weighted share of the question's terms, the IDF taken over
- * the retrieved sentences: a term absent from all of them weighs most, as the evidence that the
- * passages may be about something else.
+ * and its title). Coverage is the IDF-weighted share of the question's terms (a term counts as
+ * present when one of its support-domain equivalents is), the IDF taken over the retrieved
+ * sentences.
  */
-function candidates(queryTerms: string[], passages: KbPassage[], split: Sentence[][]): Candidate[] {
+function candidates(
+  queryTerms: string[],
+  passages: KbPassage[],
+  split: Sentence[][],
+  holds: Holds,
+  rules: AnswerRules,
+): Candidate[] {
   const all = split.flat();
+  const counted = queryTerms.map((term) => {
+    const df = all.filter((sentence) => holds(sentence.terms, term)).length;
+    return { term, df, weight: Math.log(1 + (all.length + 1) / (df + 1)) };
+  });
+  const heaviestPresent = Math.max(0, ...counted.filter(({ df }) => df > 0).map(({ weight }) => weight));
   const weight = new Map(
-    queryTerms.map((term) => {
-      const df = all.filter((sentence) => sentence.terms.has(term)).length;
-      return [term, Math.log(1 + (all.length + 1) / (df + 1))];
-    }),
+    counted.map(({ term, df, weight }) => [
+      term,
+      df === 0 && heaviestPresent > 0 ? Math.min(weight, heaviestPresent * rules.absentCap) : weight,
+    ]),
   );
   const total = queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
   const coverage = (has: (term: string) => boolean) =>
@@ -226,43 +207,111 @@ function candidates(queryTerms: string[], passages: KbPassage[], split: Sentence
 
   const found: Candidate[] = [];
   split.forEach((sentences, passage) => {
-    const title = new Set(contentTerms((passages[passage] as KbPassage).title));
-    const context = coverage((term) => title.has(term) || sentences.some((sentence) => sentence.terms.has(term)));
-    let question = 0;
+    const titleText = (passages[passage] as KbPassage).title;
+    const titleTerms = contentTerms(titleText);
+    const title = new Set(titleTerms);
+    const context = coverage((term) => holds(title, term) || sentences.some((sentence) => holds(sentence.terms, term)));
+    // The title reads as the question its first sentence answers, as an FAQ's question line does.
+    let question: Sentence | null = { text: titleText, terms: title, sequence: titleTerms };
+    let questionOwn = coverage((term) => holds(title, term));
     sentences.forEach((sentence, position) => {
-      const own = coverage((term) => sentence.terms.has(term));
+      const own = coverage((term) => holds(sentence.terms, term));
       if (isQuestion(sentence.text)) {
-        question = Math.max(question, own);
+        if (own >= questionOwn) [question, questionOwn] = [sentence, own];
         return;
       }
+      const evidence = questionOwn > own && question ? question : sentence;
       const text = stripLabel(sentence.text);
-      if (text.length >= 2) found.push({ passage, position, text, support: (Math.max(own, question) + context) / 2 });
-      question = 0;
+      if (text.length >= 2)
+        found.push({
+          passage,
+          position,
+          text,
+          support: rules.ownShare * Math.max(own, questionOwn) + (1 - rules.ownShare) * context,
+          own: Math.max(own, questionOwn),
+          context,
+          share: queryTerms.filter((term) => holds(evidence.terms, term)).length / queryTerms.length,
+          pairs: closePairs(queryTerms, evidence.sequence),
+        });
+      question = null;
+      questionOwn = 0;
     });
   });
   return found;
 }
 
-export function answerFromKnowledge(query: string, passages: KbPassage[]): KbAnswer {
+/** The evidence the found decision weighs, of the best-supported sentence. */
+export interface AnswerEvidence {
+  support: number;
+  own: number;
+  context: number;
+  share: number;
+  pairs: number;
+  /** Its passage's coverage less the best coverage of another passage. */
+  margin: number;
+  /** 1 / the number of the question's terms. */
+  inverseTerms: number;
+}
+
+function evidence(top: Candidate, scored: Candidate[], terms: number): AnswerEvidence {
+  const others = scored.filter((candidate) => candidate.passage !== top.passage).map((candidate) => candidate.context);
+  return {
+    support: top.support,
+    own: top.own,
+    context: top.context,
+    share: top.share,
+    pairs: top.pairs,
+    margin: top.context - Math.max(0, ...others),
+    inverseTerms: 1 / terms,
+  };
+}
+
+/** The logistic score (log-odds) that the best sentence answers the question; an answer needs ≥ 0. */
+function confidence(x: AnswerEvidence, rules: AnswerRules): number {
+  const { bias, weights } = rules.confidence;
+  return bias + (Object.keys(weights) as (keyof AnswerEvidence)[]).reduce((sum, key) => sum + weights[key] * x[key], 0);
+}
+
+/** The evidence of the best-supported sentence for `query` (null: no candidate), for the bench's calibration. */
+export function answerEvidence(query: string, passages: KbPassage[], rules = ANSWER_RULES) {
+  const queryTerms = questionTerms(query);
+  if (queryTerms.length === 0 || passages.length === 0) return null;
+  const asksNumber = queryTerms.includes(NUMBER);
+  const split = splitPassages(passages, asksNumber);
+  const holds = holdsWith(expandTerms(queryTerms.filter((term) => term !== NUMBER)).alternatives);
+  const scored = candidates(queryTerms, passages, split, holds, rules);
+  const top = scored.reduce<Candidate | null>((a, b) => (a && a.support >= b.support ? a : b), null);
+  return top ? { text: top.text, evidence: evidence(top, scored, queryTerms.length) } : null;
+}
+
+function splitPassages(passages: KbPassage[], asksNumber: boolean): Sentence[][] {
+  return passages.map((passage) =>
+    splitSentences(passage.text, languageOf(passage.text)).map((text): Sentence => {
+      const sequence = contentTerms(text);
+      const terms = new Set(sequence);
+      if (asksNumber && hasNumber(text, terms)) terms.add(NUMBER);
+      return { text, terms, sequence };
+    }),
+  );
+}
+
+export function answerFromKnowledge(query: string, passages: KbPassage[], rules = ANSWER_RULES): KbAnswer {
   const language = languageOf(query);
   const queryTerms = questionTerms(query);
   const empty: KbAnswer = { sentences: [], citations: [], found: false, language };
   if (queryTerms.length === 0 || passages.length === 0) return empty;
 
   const asksNumber = queryTerms.includes(NUMBER);
-  const split = passages.map((passage) =>
-    splitSentences(passage.text, languageOf(passage.text)).map((text): Sentence => {
-      const terms = new Set(contentTerms(text));
-      if (asksNumber && hasNumber(text, terms)) terms.add(NUMBER);
-      return { text, terms };
-    }),
-  );
-  const scored = candidates(queryTerms, passages, split);
-  const best = Math.max(0, ...scored.map((candidate) => candidate.support));
-  if (best < MIN_SUPPORT) return empty;
+  const split = splitPassages(passages, asksNumber);
+  const holds = holdsWith(expandTerms(queryTerms.filter((term) => term !== NUMBER)).alternatives);
+  const scored = candidates(queryTerms, passages, split, holds, rules);
+  const top = scored.reduce<Candidate | null>((a, b) => (a && a.support >= b.support ? a : b), null);
+  if (!top) return empty;
+  const best = top.support;
+  if (best < rules.minSupport || confidence(evidence(top, scored, queryTerms.length), rules) < 0) return empty;
   const seen = new Set<string>();
   const chosen = scored
-    .filter((candidate) => candidate.support >= Math.max(MIN_SUPPORT, best * NEAR_BEST))
+    .filter((candidate) => candidate.support >= Math.max(rules.minSupport, best * rules.nearBest))
     .sort((a, b) => b.support - a.support || a.passage - b.passage || a.position - b.position)
     .filter((candidate) => {
       const key = candidate.text.toLowerCase();
@@ -308,10 +357,4 @@ export function phrases(language: Language) {
 }
 
 /** The user asks for a person rather than an answer. */
-export function asksForHuman(query: string): boolean {
-  return (
-    /\b(human|real person|representative|live agent|speak to (an? )?(agent|person|someone)|talk to (an? )?(agent|person|someone))\b/i.test(
-      query,
-    ) || /(موظف|شخص حقيقي|خدمة العملاء|ممثل)/.test(query)
-  );
-}
+export { asksForHuman } from './chat.asks-for-person.js';
