@@ -27,7 +27,7 @@ export interface KnowledgeSearch {
 /** The support-queries calls a chat turn makes, inside its transaction. */
 export type SupportRecorder = Pick<
   SupportQueriesService,
-  'ensureEndUser' | 'openForConversation' | 'recordAgentTurn' | 'recordSatisfaction' | 'close'
+  'ensureEndUser' | 'openForConversation' | 'recordAgentTurn' | 'recordSatisfaction' | 'close' | 'reassign'
 >;
 
 export interface AgentNotifier {

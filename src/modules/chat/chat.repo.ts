@@ -17,6 +17,7 @@ export async function insertConversation(db: Executor, values: Insertable<Conver
       external_user_id: values.external_user_id,
       end_user_id: values.end_user_id,
       support_query_id: values.support_query_id,
+      workflow_id: values.workflow_id,
       channel: values.channel,
       region: values.region,
       last_message_at: values.last_message_at,

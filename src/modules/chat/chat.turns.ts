@@ -127,6 +127,7 @@ export function createTurns(deps: TurnsDeps) {
         router,
         loadAgent,
         notifications: deps.notifications,
+        supportQueries: deps.supportQueries,
         findWorkflow: (companyId, id) => cached(`workflow:${companyId}:${id}`, () => router.find(companyId, id)),
       })
     : null;

@@ -1,14 +1,14 @@
 /**
  * Turns through a workflow's key: the workflow (from the serving cache), the agent the router
  * picks for the question (sticky to the agent answering the conversation), and the hand-off when
- * it changes — written once the turn produces output: the conversation moves to the new agent,
- * whose first answer opens its own support query, and the team hears of it (`agent_action`).
+ * it changes — written once the turn produces output: the conversation and its support query
+ * move to the new agent, and the team hears of it (`agent_action`).
  */
 import type { Db } from '../../db/database.js';
 import type { ChatCaller } from '../../http/caller.js';
 import { AppErrors } from '../../http/errors.js';
 import type { AgentRow } from '../agents/index.js';
-import type { AgentNotifier, ServedWorkflow, WorkflowRouter } from './chat.ports.js';
+import type { AgentNotifier, ServedWorkflow, SupportRecorder, WorkflowRouter } from './chat.ports.js';
 import * as repo from './chat.repo.js';
 import type { StreamEvent } from './chat.schemas.js';
 import { handOffConversation } from './chat.workflow.repo.js';
@@ -34,6 +34,7 @@ export interface WorkflowRouteDeps {
   findWorkflow(companyId: string, workflowId: string): Promise<ServedWorkflow | undefined>;
   loadAgent(companyId: string, agentId: string): Promise<AgentRow | undefined>;
   notifications: AgentNotifier | null;
+  supportQueries: SupportRecorder | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -105,8 +106,9 @@ export function createWorkflowRoute(deps: WorkflowRouteDeps) {
     },
 
     /**
-     * `persist` preceded by the hand-off's write (once, however often it is called): the
-     * conversation moves to the new agent and the team is told, in one transaction.
+     * `persist` followed by the hand-off's write (once, however often it is called): the
+     * conversation and its support query move to the new agent and the team is told, in one
+     * transaction.
      */
     withHandoff(
       caller: ChatCaller,
@@ -120,6 +122,12 @@ export function createWorkflowRoute(deps: WorkflowRouteDeps) {
       const write = () =>
         deps.db.transaction().execute(async (trx) => {
           const moved = await handOffConversation(trx, caller.companyId, conversationId, handoff.from, handoff.to);
+          if (moved?.previousQueryId && deps.supportQueries)
+            await deps.supportQueries.reassign(trx, {
+              companyId: caller.companyId,
+              queryId: moved.previousQueryId,
+              agentId: handoff.to,
+            });
           if (moved && deps.notifications)
             await deps.notifications.notify(
               trx,

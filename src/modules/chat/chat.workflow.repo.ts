@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 
 /**
- * Moves the workflow conversation from agent `from` to `to` and detaches its support query (the
- * next turn opens one for the new agent). False when another turn moved it first.
+ * Moves the workflow conversation from agent `from` to `to`: its support query's id, or null when
+ * another turn moved it first.
  */
 export async function handOffConversation(
   db: Executor,
@@ -24,7 +24,7 @@ export async function handOffConversation(
   if (!before) return null;
   await db
     .updateTable('conversations')
-    .set({ agent_id: to, support_query_id: null, updated_at: sql`now()` })
+    .set({ agent_id: to, updated_at: sql`now()` })
     .where('company_id', '=', companyId)
     .where('id', '=', conversationId)
     .execute();

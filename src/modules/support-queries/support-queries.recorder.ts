@@ -132,6 +132,18 @@ export function createSupportRecorder(deps: { clock: Clock }) {
       });
     },
 
+    /**
+     * A workflow handed the conversation to another agent: the query is now that agent's (its
+     * outcome is what that agent's turns make of it, so its metrics count it).
+     */
+    async reassign(executor: Executor, input: { companyId: string; queryId: string; agentId: string }): Promise<void> {
+      await locked(executor, input.companyId, input.queryId);
+      await repo.updateSupportQuery(executor, input.companyId, input.queryId, {
+        agent_id: input.agentId,
+        updated_at: clock.now(),
+      });
+    },
+
     /** Closes the query (the conversation was closed or went inactive); closing twice is a no-op. */
     async close(executor: Executor, input: { companyId: string; queryId: string }): Promise<void> {
       const row = await locked(executor, input.companyId, input.queryId);
