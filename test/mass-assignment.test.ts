@@ -31,7 +31,8 @@ const ids = {} as Record<
   | 'conversation'
   | 'notification'
   | 'voiceAgent'
-  | 'voiceId',
+  | 'voiceId'
+  | 'workflow',
   string
 >;
 let chatHeaders: { 'x-api-token': string };
@@ -73,6 +74,13 @@ beforeAll(async () => {
   ).id;
   ids.voiceId = '21m00Tcm4TlvDq8ikWAM';
   ids.voiceAgent = (await post('/api/public/voice-agents', { name: 'Desk', voice_id: '21m00Tcm4TlvDq8ikWAM' })).id;
+  ids.workflow = (
+    await post('/api/public/workflows', {
+      name: 'Desk',
+      steps: [{ name: 'all', agent_id: ids.agent }],
+      default_agent_id: ids.agent,
+    })
+  ).id;
 });
 afterAll(async () => t.close());
 
@@ -138,6 +146,24 @@ const ROUTES: WriteRoute[] = [
     method: 'PUT',
     path: '/api/public/agents/:agent',
     body: () => ({ title: 'Put' }),
+    family: 'detail-status',
+  },
+  {
+    method: 'POST',
+    path: '/api/public/workflows',
+    body: () => ({ name: 'Another', steps: [{ name: 'all', agent_id: ids.agent }], default_agent_id: ids.agent }),
+    family: 'detail-status',
+  },
+  {
+    method: 'PUT',
+    path: '/api/public/workflows/:workflow',
+    body: () => ({ name: 'Put' }),
+    family: 'detail-status',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/public/workflows/:workflow',
+    body: () => ({ name: 'Patched' }),
     family: 'detail-status',
   },
   {
