@@ -257,6 +257,33 @@ describe('routing by rules', () => {
   });
 });
 
+describe('the OpenAI-compatible endpoint', () => {
+  it("lists a workflow's key as a model and routes its completions", async () => {
+    const { workflowId, agentKey } = await deployedWorkflow('rules', 'api');
+    const models = await t.app.inject({ method: 'GET', url: '/v1/models', headers: token });
+    expect(models.json().data.map((model: { id: string }) => model.id)).toContain(agentKey);
+    const complete = (content: string, conversationId?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: token,
+        payload: {
+          model: agentKey,
+          messages: [{ role: 'user', content }],
+          ...(conversationId ? { metadata: { conversation_id: conversationId } } : {}),
+        },
+      });
+    const first = await complete('When is the invoice sent?');
+    expect(first.statusCode).toBe(200);
+    expect(first.json().choices[0].message.content).toContain('Invoices are emailed');
+    const conversationId = first.json().switchboard.conversation_id as string;
+    const second = await complete('How do I install the SDK?', conversationId);
+    expect(second.json().choices[0].message.content).toContain('npm install switchboard-sdk');
+    expect(await answeredBy(conversationId)).toEqual([billing, tech]);
+    expect((await handoffNotifications(workflowId)).length).toBe(1);
+  });
+});
+
 describe('routing by a model', () => {
   it('asks the model for a step by name in one short call and follows it', async () => {
     const { agentKey } = await deployedWorkflow('fake:gpt-test');

@@ -1,10 +1,12 @@
 /**
- * The agents a chat token may use through `/v1`: the company's active agent deployments (a read of
- * the deployments, regions and agents tables; this module writes nothing of its own).
+ * The agents and workflows a chat token may use through `/v1`: the company's active deployments
+ * (a read of the deployments, regions, agents and workflows tables; this module writes nothing of
+ * its own).
  */
 import type { Executor } from '../../db/database.js';
 
 export interface ServableRow {
+  /** The key's id: the deployed agent's, or the workflow's. */
   agent_id: string;
   channel: string;
   region: string;
@@ -12,18 +14,36 @@ export interface ServableRow {
   created_at: Date;
 }
 
-/** Active agent deployments of the company (of one agent for a bound token), oldest first. */
+/**
+ * Active deployments of the company, oldest first: its agents and workflows (a bound token: its
+ * agent's only, as it may not use a workflow's key).
+ */
 export async function listServable(db: Executor, companyId: string, agentId: string | null): Promise<ServableRow[]> {
   let query = db
     .selectFrom('deployments as d')
     .innerJoin('regions as r', 'r.id', 'd.region_id')
-    .innerJoin('agents as a', (join) =>
-      join.onRef('a.id', '=', 'd.agent_id').onRef('a.company_id', '=', 'd.company_id'),
+    .leftJoin('agents as a', (join) =>
+      join
+        .onRef('a.id', '=', 'd.deployable_id')
+        .onRef('a.company_id', '=', 'd.company_id')
+        .on('d.deployable_type', '=', 'agent'),
     )
-    .select(['d.agent_id', 'd.channel', 'r.slug as region', 'a.title', 'd.created_at'])
+    .leftJoin('workflows as w', (join) =>
+      join
+        .onRef('w.id', '=', 'd.deployable_id')
+        .onRef('w.company_id', '=', 'd.company_id')
+        .on('d.deployable_type', '=', 'workflow'),
+    )
+    .select((eb) => [
+      'd.deployable_id as agent_id',
+      'd.channel',
+      'r.slug as region',
+      eb.fn.coalesce('a.title', 'w.name').$castTo<string>().as('title'),
+      'd.created_at',
+    ])
     .where('d.company_id', '=', companyId)
-    .where('d.deployable_type', '=', 'agent')
-    .where('d.status', '=', 'active');
-  if (agentId) query = query.where('d.agent_id', '=', agentId);
+    .where('d.status', '=', 'active')
+    .where((eb) => eb.or([eb('a.id', 'is not', null), eb('w.id', 'is not', null)]));
+  if (agentId) query = query.where('d.deployable_type', '=', 'agent').where('d.agent_id', '=', agentId);
   return query.orderBy('d.created_at', 'asc').orderBy('d.id', 'asc').limit(1000).execute();
 }
