@@ -27,7 +27,13 @@ export interface KnowledgeSearch {
 /** The support-queries calls a chat turn makes, inside its transaction. */
 export type SupportRecorder = Pick<
   SupportQueriesService,
-  'ensureEndUser' | 'openForConversation' | 'recordAgentTurn' | 'recordSatisfaction' | 'close' | 'reassign'
+  | 'ensureEndUser'
+  | 'openForConversation'
+  | 'recordAgentTurn'
+  | 'recordSatisfaction'
+  | 'close'
+  | 'reassign'
+  | 'turnRecord'
 >;
 
 export interface AgentNotifier {

@@ -1,4 +1,4 @@
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { Citation, ConversationsTable } from './chat.tables.js';
 
@@ -258,4 +258,72 @@ export async function deploymentExists(
     .where('agent_id', '=', agentId)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** One turn's write (see `writeTurn`). */
+export interface TurnWrite {
+  companyId: string;
+  conversationId: string;
+  /** The user's message, then the answer (ids made by the caller). */
+  messages: [NewMessage & { id: string }, NewMessage & { id: string }];
+  /**
+   * The support query's part (the support-queries module's common table expressions following
+   * `conv`, and its "query is closed" test on the conversation `c`); null without support records.
+   */
+  support: { ctes: RawBuilder<unknown>; closed: RawBuilder<boolean> } | null;
+  /** A closed support query refuses the turn (nothing is written). */
+  refuseClosed: boolean;
+}
+
+/**
+ * A turn's records in one statement, so one round trip (and, outside a transaction, one commit):
+ * the conversation row locked (turns of one conversation serialise) with a rating given before
+ * its first turn, both messages, the support query opened or moved, the conversation's counters
+ * and query. `written` is false when the conversation is gone or (refuseClosed) its query closed.
+ */
+export async function writeTurn(db: Executor, write: TurnWrite) {
+  const { companyId, conversationId, support } = write;
+  const rows = write.messages.map(
+    (m) =>
+      sql`(${m.id}, ${m.role}, ${m.content}, ${JSON.stringify(m.citations ?? [])}, ${JSON.stringify(m.toolCalls ?? [])},
+        ${m.model ?? null}, ${m.was_resolved ?? null}, ${m.response_time_ms ?? null}, ${m.finish_reason ?? null})`,
+  );
+  const refuse = support && write.refuseClosed ? sql`and not ${support.closed}` : sql``;
+  const supportCtes = support ? sql`${support.ctes},` : sql``;
+  const supportSet = support
+    ? sql`, support_query_id = coalesce(c.support_query_id, (select id from sq_opened), (select id from sq_moved)),
+        end_user_id = case when c.support_query_id is null then coalesce((select id from sq_end_user), c.end_user_id)
+                           else c.end_user_id end`
+    : sql``;
+  const closed = support
+    ? sql`(select ${support.closed} from conversations c where c.company_id = ${companyId} and c.id = ${conversationId})`
+    : sql`false`;
+  const result = await sql<{ written: number; query_id: string | null; closed: boolean | null }>`
+    with conv as (
+      select c.id, c.support_query_id, c.external_user_id, c.deployment_id,
+        (select f.rating from conversation_feedback f
+         where f.company_id = ${companyId} and f.conversation_id = c.id) as feedback_rating
+      from conversations c where c.company_id = ${companyId} and c.id = ${conversationId} ${refuse}
+      for update of c
+    ),
+    messages as (
+      insert into conversation_messages (id, company_id, conversation_id, role, content, citations, tool_calls, model,
+        was_resolved, response_time_ms, finish_reason)
+      select v.id::uuid, ${companyId}, conv.id, v.role, v.content, v.citations::jsonb, v.tool_calls::jsonb, v.model,
+        v.was_resolved::boolean, v.response_time_ms::int, v.finish_reason
+      from conv cross join (values ${sql.join(rows)})
+        as v (id, role, content, citations, tool_calls, model, was_resolved, response_time_ms, finish_reason)
+      returning id
+    ),
+    ${supportCtes}
+    conv_set as (
+      update conversations c set message_count = c.message_count + (select count(*) from messages),
+        last_message_at = now(), updated_at = now() ${supportSet}
+      from conv where c.company_id = ${companyId} and c.id = conv.id
+      returning c.support_query_id
+    )
+    select (select count(*) from conv)::int as written, (select support_query_id from conv_set) as query_id,
+      ${closed} as closed`.execute(db);
+  const row = result.rows[0]!;
+  return { written: row.written > 0, queryId: row.query_id, closed: row.closed === true };
 }

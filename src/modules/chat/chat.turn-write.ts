@@ -1,9 +1,13 @@
 /**
- * The write of a chat turn: both messages, the support query (opened on the conversation's first
- * turn, then moved by each agent turn), the team notifications and the escalation e-mail job, in
- * one transaction once the reply is known.
+ * The write of a chat turn once the reply is known: both messages, the conversation's counters
+ * and the support query (opened on its first turn, moved by each agent turn) in one statement
+ * (chat.repo `writeTurn`, with the support-queries module's part); a turn that also notifies the
+ * team or queues the escalation e-mail runs that statement and those writes in one transaction.
+ * The reply is reported complete only after the commit (synchronous_commit stays on).
  */
+import { randomUUID } from 'node:crypto';
 import type { Db, Executor } from '../../db/database.js';
+import { AppErrors } from '../../http/errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { toEscalation } from '../agents/index.js';
 import { ESCALATION_EMAIL_JOB, type EscalationEmailJob } from './chat.escalation.js';
@@ -28,15 +32,34 @@ export function createTurnWriter(deps: TurnWriteDeps) {
     outcome: TurnOutcome,
     finish: TurnResult['finish_reason'],
     elapsed: number,
-  ) {
+  ): Promise<string | null> {
     const { caller } = turn;
-    await turn.persist();
-    return db.transaction().execute(async (trx) => {
-      const conversation =
-        (await repo.lockConversation(trx, caller.companyId, turn.conversation.id)) ?? turn.conversation;
-      const queryId = await supportQueryOf(trx, turn, conversation);
-      const [, answer] = await repo.appendMessages(trx, caller.companyId, conversation.id, [
-        { role: 'user', content: turn.query },
+    const companyId = caller.companyId;
+    const record = finish === 'stop';
+    const support = deps.supportQueries
+      ? deps.supportQueries.turnRecord({
+          companyId,
+          agentId: turn.agent.id,
+          query: turn.query,
+          turn: record
+            ? {
+                resolved: outcome.resolved,
+                escalated: outcome.escalated,
+                ...(outcome.resolved ? { resolution: outcome.text.slice(0, 2000) } : {}),
+                toolsUsed: [
+                  ...(outcome.retrieved > 0 ? ['knowledge_base'] : []),
+                  ...outcome.actions.map((action) => action.tool),
+                ],
+                agentActions: 1 + outcome.actions.length,
+              }
+            : null,
+        })
+      : null;
+    const write: repo.TurnWrite = {
+      companyId,
+      conversationId: turn.conversation.id,
+      messages: [
+        { id: randomUUID(), role: 'user', content: turn.query },
         {
           id: turn.id,
           role: 'assistant',
@@ -48,80 +71,51 @@ export function createTurnWriter(deps: TurnWriteDeps) {
           response_time_ms: elapsed,
           finish_reason: finish,
         },
-      ]);
-      if (queryId && deps.supportQueries && finish === 'stop') {
-        await deps.supportQueries.recordAgentTurn(trx, {
-          companyId: caller.companyId,
-          queryId,
-          resolved: outcome.resolved,
-          escalated: outcome.escalated,
-          ...(outcome.resolved ? { resolution: outcome.text.slice(0, 2000) } : {}),
-          toolsUsed: [
-            ...(outcome.retrieved > 0 ? ['knowledge_base'] : []),
-            ...outcome.actions.map((action) => action.tool),
-          ],
-          agentActions: 1 + outcome.actions.length,
-        });
-      }
-      if (deps.notifications && finish === 'stop' && !outcome.resolved)
-        await notifyUnresolved(trx, turn, outcome, queryId, elapsed);
-      if (deps.notifications && outcome.actions.length)
-        await notifyToolCalls(deps.notifications, trx, {
-          companyId: caller.companyId,
+      ],
+      support,
+      refuseClosed: record,
+    };
+    const unresolved = Boolean(deps.notifications) && record && !outcome.resolved;
+    const contact = toEscalation(turn.agent.escalation).contact_email;
+    // An e-mail the agent already sent through its own integration is not sent again.
+    const mailed = outcome.actions.some((action) => action.notification === 'email_sent' && action.status === 'ok');
+    const escalationMail = Boolean(deps.queue) && record && outcome.escalated && Boolean(contact) && !mailed;
+    const toolNotes = Boolean(deps.notifications) && outcome.actions.length > 0;
+    await turn.persist();
+    // The common turn is one statement in autocommit: one round trip, one commit.
+    if (!unresolved && !escalationMail && !toolNotes) {
+      written(turn, await repo.writeTurn(db, write));
+      return turn.id;
+    }
+    return db.transaction().execute(async (trx) => {
+      const { queryId } = written(turn, await repo.writeTurn(trx, write));
+      if (unresolved) await notifyUnresolved(trx, turn, outcome, queryId, elapsed);
+      if (toolNotes)
+        await notifyToolCalls(deps.notifications!, trx, {
+          companyId,
           agent: turn.agent,
           queryId,
           actions: outcome.actions,
         });
-      const contact = toEscalation(turn.agent.escalation).contact_email;
-      // An e-mail the agent already sent through its own integration is not sent again.
-      const mailed = outcome.actions.some((action) => action.notification === 'email_sent' && action.status === 'ok');
-      if (deps.queue && finish === 'stop' && outcome.escalated && contact && !mailed) {
+      if (escalationMail) {
         const job: EscalationEmailJob = {
-          companyId: caller.companyId,
-          conversationId: conversation.id,
+          companyId,
+          conversationId: turn.conversation.id,
           agentId: turn.agent.id,
           queryId,
-          to: contact,
+          to: contact!,
         };
-        await deps.queue.send(trx, ESCALATION_EMAIL_JOB, job);
+        await deps.queue!.send(trx, ESCALATION_EMAIL_JOB, job);
       }
-      return answer?.id ?? null;
+      return turn.id;
     });
   }
 
-  async function supportQueryOf(
-    trx: Executor,
-    turn: PreparedTurn,
-    conversation: repo.ConversationRow,
-  ): Promise<string | null> {
-    if (!deps.supportQueries) return null;
-    if (conversation.support_query_id) return conversation.support_query_id;
-    const { companyId } = turn.caller;
-    const externalId = conversation.external_user_id ?? `conversation:${conversation.id}`;
-    const endUser = await deps.supportQueries.ensureEndUser(
-      trx,
-      companyId,
-      externalId,
-      conversation.external_user_id ? {} : { name: 'Anonymous visitor' },
-    );
-    const query = await deps.supportQueries.openForConversation(trx, {
-      companyId,
-      endUserId: endUser.id,
-      agentId: turn.agent.id,
-      deploymentId: conversation.deployment_id,
-      conversationId: conversation.id,
-      subject: turn.query,
-      description: turn.query,
-    });
-    await repo.updateConversation(trx, companyId, conversation.id, {
-      support_query_id: query.id,
-      end_user_id: endUser.id,
-    });
-    // A rating given before the first turn (feedback on a conversation created empty) carries over.
-    const feedback = await repo.findFeedback(trx, companyId, conversation.id);
-    if (feedback)
-      await deps.supportQueries.recordSatisfaction(trx, { companyId, queryId: query.id, rating: feedback.rating });
-    return query.id;
+  /** The write's outcome, or why nothing was written (the query closed, the conversation gone). */
+  function written(turn: PreparedTurn, result: Awaited<ReturnType<typeof repo.writeTurn>>) {
+    if (result.written) return result;
+    if (result.closed) throw AppErrors.conflict('Support query is closed');
+    throw AppErrors.notFound('Conversation', turn.conversation.id);
   }
 
   async function notifyUnresolved(

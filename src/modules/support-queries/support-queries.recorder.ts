@@ -117,6 +117,40 @@ export function createSupportRecorder(deps: { clock: Clock }) {
       await repo.updateSupportQuery(executor, input.companyId, input.queryId, patch);
     },
 
+    /**
+     * The support side of a chat turn written in the turn's own statement (see
+     * `repo.turnRecordCtes`): opens the conversation's query on its first turn, already in the
+     * state `turn` leaves it in, or moves the existing one as `recordAgentTurn` does.
+     */
+    turnRecord(input: {
+      companyId: string;
+      agentId: string;
+      query: string;
+      turn: Omit<AgentTurnInput, 'companyId' | 'queryId'> | null;
+    }) {
+      const text = `${input.query}\n${input.query}`;
+      const turn = input.turn;
+      return {
+        ctes: repo.turnRecordCtes({
+          companyId: input.companyId,
+          agentId: input.agentId,
+          queryType: classifyQueryType(text),
+          priority: classifyPriority(text),
+          subject: subjectOf(input.query),
+          description: input.query,
+          now: clock.now(),
+          turn: turn && {
+            resolved: turn.resolved,
+            escalated: turn.escalated,
+            resolution: turn.resolution ?? null,
+            toolsUsed: turn.toolsUsed ?? [],
+            actions: Math.max(0, turn.agentActions ?? 0),
+          },
+        }),
+        closed: repo.turnQueryClosed(input.companyId),
+      };
+    },
+
     /** The customer's rating of the conversation, 1 to 5. */
     async recordSatisfaction(
       executor: Executor,

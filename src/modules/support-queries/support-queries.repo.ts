@@ -4,7 +4,7 @@
  */
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { QueryType, SupportNotesTable, SupportQueriesTable } from './support-queries.tables.js';
+import type { Priority, QueryType, SupportNotesTable, SupportQueriesTable } from './support-queries.tables.js';
 
 /** The end user with this external id in the company, created or updated (email and name when given). */
 export async function upsertEndUser(
@@ -201,4 +201,101 @@ export async function foldAllRollups(db: Executor, batch = 200_000): Promise<num
     if (!pending) return total;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** What one agent turn writes to its conversation's support query (see `turnRecordCtes`). */
+export interface TurnRecordValues {
+  companyId: string;
+  agentId: string;
+  /** A new query's classification, subject and description (used only when one is opened). */
+  queryType: QueryType;
+  priority: Priority;
+  subject: string;
+  description: string;
+  now: Date;
+  /** The agent's turn (a finished turn); null: the query is opened (if new) but not moved. */
+  turn: {
+    resolved: boolean;
+    escalated: boolean;
+    resolution: string | null;
+    toolsUsed: string[];
+    actions: number;
+  } | null;
+}
+
+/**
+ * The support side of a chat turn's single statement, as common table expressions following
+ * the caller's `conv(id, support_query_id, external_user_id, deployment_id, feedback_rating)`
+ * (the conversation row, locked): `sq_end_user` (the conversation's end user, when it has no
+ * query yet), `sq_opened` (a new query, inserted already in the state the turn leaves it in,
+ * carrying a rating given before the first turn), `sq_moved` (the existing query moved by the
+ * turn: counters, tools, escalation, status — as the recorder's `recordAgentTurn` moves it).
+ * Exactly one of `sq_opened` and `sq_moved` writes a row; both return `(id, user_id)`.
+ */
+export function turnRecordCtes(v: TurnRecordValues) {
+  const turn = v.turn;
+  const resolved = turn?.resolved ?? false;
+  const escalated = turn?.escalated ?? false;
+  const tools = turn ? [...new Set(turn.toolsUsed)] : [];
+  const status = !turn ? 'open' : resolved ? 'resolved' : 'in_progress';
+  const existing = sql`coalesce(conv.support_query_id,
+    (select s.id from support_queries s where s.company_id = ${v.companyId} and s.conversation_id = conv.id))`;
+  const moved = turn
+    ? sql`update support_queries q set
+        agent_actions_count = q.agent_actions_count + ${turn.actions}::int,
+        tools_used = q.tools_used || array(select t from unnest(${tools}::text[]) with ordinality u(t, i)
+                                           where t <> all(q.tools_used) order by i),
+        escalated_to_human = q.escalated_to_human or ${escalated},
+        updated_at = ${v.now},
+        resolution = coalesce(${turn.resolution}::text, q.resolution),
+        status = case when ${resolved} and q.status <> 'resolved' then 'resolved'
+                      when ${escalated} and q.status = 'resolved' then 'in_progress'
+                      when q.status = 'open' then 'in_progress' else q.status end,
+        resolved_at = case when ${resolved} and q.status <> 'resolved' then ${v.now}
+                           when ${escalated} and q.status = 'resolved' then null else q.resolved_at end,
+        resolution_method = case when ${resolved} and q.status <> 'resolved'
+                                   then case when q.escalated_to_human or ${escalated} then 'human' else 'automated' end
+                                 when ${escalated} and q.status = 'resolved' then null else q.resolution_method end,
+        customer_satisfaction = case when conv.support_query_id is null
+                                     then coalesce(conv.feedback_rating, q.customer_satisfaction)
+                                     else q.customer_satisfaction end
+      from conv where q.company_id = ${v.companyId} and q.id = ${existing} and q.status <> 'closed'
+      returning q.id, q.user_id`
+    : sql`update support_queries q set customer_satisfaction = conv.feedback_rating, updated_at = ${v.now}
+      from conv where conv.support_query_id is null and conv.feedback_rating is not null
+        and q.company_id = ${v.companyId} and q.id = ${existing}
+      returning q.id, q.user_id`;
+  return sql`sq_end_user as (
+      insert into end_users as e (company_id, external_id, email, name)
+      select ${v.companyId}, coalesce(conv.external_user_id, 'conversation:' || conv.id), null,
+        coalesce(conv.external_user_id, 'Anonymous visitor')
+      from conv where conv.support_query_id is null
+      on conflict (company_id, external_id) do update set updated_at = e.updated_at
+      returning e.id
+    ),
+    sq_opened as (
+      insert into support_queries (company_id, user_id, agent_id, deployment_id, conversation_id, query_type, priority,
+        subject, description, status, resolution, agent_actions_count, tools_used, escalated_to_human, resolved_at,
+        resolution_method, customer_satisfaction, created_at, updated_at)
+      select ${v.companyId}, u.id, ${v.agentId}, conv.deployment_id, conv.id, ${v.queryType}, ${v.priority},
+        ${v.subject}, ${v.description}, ${status}, ${resolved ? (turn?.resolution ?? '') : ''}, ${turn?.actions ?? 0}::int,
+        ${tools}::text[], ${escalated}, ${resolved ? v.now : null}::timestamptz,
+        ${resolved ? (escalated ? 'human' : 'automated') : null}::text, conv.feedback_rating, ${v.now}, ${v.now}
+      from conv cross join sq_end_user u
+      where not exists (select 1 from support_queries s where s.company_id = ${v.companyId} and s.conversation_id = conv.id)
+      on conflict (conversation_id) where conversation_id is not null do nothing
+      returning id, user_id
+    ),
+    sq_moved as (${moved})`;
+}
+
+/**
+ * Whether the turn's query (the conversation's, else the one recorded for it) is closed: a
+ * closed query takes no more agent turns.
+ */
+export function turnQueryClosed(companyId: string) {
+  return sql<boolean>`exists (select 1 from support_queries s
+    where s.company_id = ${companyId} and s.status = 'closed'
+      and s.id = coalesce(c.support_query_id,
+        (select s2.id from support_queries s2 where s2.company_id = ${companyId} and s2.conversation_id = c.id)))`;
 }

@@ -1,0 +1,145 @@
+/**
+ * A turn's records written in one statement (chat.repo `writeTurn` with the support-queries
+ * module's part): messages in order with the conversation's counters, the support query opened
+ * on the first turn and moved by the next ones, concurrent turns of one conversation serialised,
+ * and a closed support query refusing the turn with nothing written.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { chat, chatSetup } from './helpers/chat.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+const messagesOf = async (conversationId: string) =>
+  t.container.db
+    .selectFrom('conversation_messages')
+    .select(['id', 'role', 'content', 'finish_reason'])
+    .where('conversation_id', '=', conversationId)
+    .orderBy('seq')
+    .execute();
+
+const conversationOf = async (conversationId: string) =>
+  t.container.db
+    .selectFrom('conversations')
+    .select(['message_count', 'support_query_id', 'end_user_id', 'last_message_at'])
+    .where('id', '=', conversationId)
+    .executeTakeFirstOrThrow();
+
+describe('the turn write', () => {
+  it('opens the support query on the first turn and moves it on the next, counters and messages in order', async () => {
+    const setup = await chatSetup(t.app, t.container);
+    const first = await chat(t.app, setup, { query: 'Where is my parcel?', user: 'cust-42' });
+    expect(first.statusCode).toBe(200);
+    const conversationId = first.json().conversation_id as string;
+    const afterFirst = await conversationOf(conversationId);
+    expect(afterFirst.message_count).toBe(2);
+    expect(afterFirst.support_query_id).not.toBeNull();
+    expect(afterFirst.last_message_at).not.toBeNull();
+    const endUser = await t.container.db
+      .selectFrom('end_users')
+      .select(['id', 'external_id'])
+      .where('id', '=', afterFirst.end_user_id!)
+      .executeTakeFirstOrThrow();
+    expect(endUser.external_id).toBe('cust-42');
+    const query = await t.container.db
+      .selectFrom('support_queries')
+      .selectAll()
+      .where('id', '=', afterFirst.support_query_id!)
+      .executeTakeFirstOrThrow();
+    expect(query).toMatchObject({
+      conversation_id: conversationId,
+      agent_id: setup.agentId,
+      deployment_id: setup.deploymentId,
+      user_id: endUser.id,
+      subject: 'Where is my parcel?',
+      agent_actions_count: 1,
+    });
+    expect(['in_progress', 'resolved']).toContain(query.status);
+
+    const second = await chat(t.app, setup, { query: 'And my refund?', conversation_id: conversationId });
+    expect(second.statusCode).toBe(200);
+    const afterSecond = await conversationOf(conversationId);
+    expect(afterSecond.message_count).toBe(4);
+    expect(afterSecond.support_query_id).toBe(afterFirst.support_query_id);
+    const moved = await t.container.db
+      .selectFrom('support_queries')
+      .select(['agent_actions_count', 'subject'])
+      .where('id', '=', afterFirst.support_query_id!)
+      .executeTakeFirstOrThrow();
+    expect(moved).toEqual({ agent_actions_count: 2, subject: 'Where is my parcel?' });
+    const messages = await messagesOf(conversationId);
+    expect(messages.map((m) => [m.role, m.content.slice(0, 14)])).toEqual([
+      ['user', 'Where is my pa'],
+      ['assistant', expect.any(String)],
+      ['user', 'And my refund?'],
+      ['assistant', expect.any(String)],
+    ]);
+    const queries = await t.container.db
+      .selectFrom('support_queries')
+      .select('id')
+      .where('conversation_id', '=', conversationId)
+      .execute();
+    expect(queries).toHaveLength(1);
+  });
+
+  it('serialises concurrent turns of one conversation: each question followed by its answer', async () => {
+    const setup = await chatSetup(t.app, t.container);
+    const first = await chat(t.app, setup, { query: 'Question 0' });
+    const conversationId = first.json().conversation_id as string;
+    const replies = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => chat(t.app, setup, { query: `Question ${i}`, conversation_id: conversationId })),
+    );
+    expect(replies.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    const messages = await messagesOf(conversationId);
+    expect(messages).toHaveLength(12);
+    for (let i = 0; i < 12; i += 2) {
+      expect(messages[i]!.role).toBe('user');
+      expect(messages[i + 1]!.role).toBe('assistant');
+    }
+    expect(
+      messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4, 5].map((i) => `Question ${i}`));
+    expect((await conversationOf(conversationId)).message_count).toBe(12);
+    const query = await t.container.db
+      .selectFrom('support_queries')
+      .select('agent_actions_count')
+      .where('conversation_id', '=', conversationId)
+      .executeTakeFirstOrThrow();
+    expect(query.agent_actions_count).toBe(6);
+  });
+
+  it('refuses a turn whose support query is closed (409) and writes nothing', async () => {
+    const setup = await chatSetup(t.app, t.container);
+    const first = await chat(t.app, setup, { query: 'Hello there' });
+    const conversationId = first.json().conversation_id as string;
+    const { support_query_id: queryId } = await conversationOf(conversationId);
+    await sql`update support_queries set status = 'closed', closed_at = now() where id = ${queryId}`.execute(
+      t.container.db,
+    );
+    const refused = await chat(t.app, setup, { query: 'Anyone?', conversation_id: conversationId });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().detail ?? refused.json().message ?? refused.body).toMatch(/closed/i);
+    expect(await messagesOf(conversationId)).toHaveLength(2);
+    expect((await conversationOf(conversationId)).message_count).toBe(2);
+  });
+
+  it('counts the turn in the support figures at once (rollup contributions pending until folded)', async () => {
+    const setup = await chatSetup(t.app, t.container);
+    for (const query of ['One', 'Two', 'Three']) expect((await chat(t.app, setup, { query })).statusCode).toBe(200);
+    const agent = (
+      await t.app.inject({ method: 'GET', url: `/api/public/agents/${setup.agentId}`, headers: setup.tenant.headers })
+    ).json();
+    expect(agent.performance_metrics.total_queries_handled).toBe(3);
+    const pending = await sql<{ n: number }>`select count(*)::int as n from support_rollup_pending
+      where company_id = ${setup.tenant.companyId}`.execute(t.container.db);
+    expect(pending.rows[0]!.n).toBeGreaterThanOrEqual(3);
+  });
+});
