@@ -52,15 +52,15 @@ export const ANSWER_RULES: AnswerRules = {
   nearBest: 0.75,
   // Fitted by bench/answers/calibrate.ts; the bias set for few false answers (docs/decisions.md).
   confidence: {
-    bias: -2.4,
+    bias: -2.5,
     weights: {
-      support: 0.734,
-      own: 1.101,
-      context: 0.367,
-      share: 1.816,
-      pairs: 0.384,
-      margin: 1.097,
-      inverseTerms: -2.157,
+      support: 0.729,
+      own: 1.034,
+      context: 0.425,
+      share: 2.024,
+      pairs: 0.342,
+      margin: 1.215,
+      inverseTerms: -2.117,
     },
   },
 };
@@ -201,9 +201,11 @@ function candidates(
       df === 0 && heaviestPresent > 0 ? Math.min(weight, heaviestPresent * rules.absentCap) : weight,
     ]),
   );
-  const total = queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
-  const coverage = (has: (term: string) => boolean) =>
-    queryTerms.reduce((sum, term) => sum + (has(term) ? (weight.get(term) ?? 0) : 0), 0) / total;
+  const coverageOf = (terms: string[], has: (term: string) => boolean) => {
+    const total = terms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
+    return total ? terms.reduce((sum, term) => sum + (has(term) ? (weight.get(term) ?? 0) : 0), 0) / total : 1;
+  };
+  const coverage = (has: (term: string) => boolean) => coverageOf(queryTerms, has);
 
   const found: Candidate[] = [];
   split.forEach((sentences, passage) => {

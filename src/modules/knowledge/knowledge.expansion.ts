@@ -35,7 +35,11 @@ function compile(...sources: { groups: string[][] }[]): CompiledLexicon {
       const phrases: Phrase[] = [];
       for (const text of members) {
         const terms = contentTerms(text);
-        if (terms.length === 0 || phrases.some((phrase) => phrase.terms.join(' ') === terms.join(' '))) continue;
+        // A phrase that keeps one content word of several ("log in", "go over", "pay for") would
+        // stand for that word alone, which means something else: it is left out.
+        const collapsed = terms.length < 2 && text.trim().split(/\s+/).length > 1;
+        if (terms.length === 0 || collapsed || phrases.some((phrase) => phrase.terms.join(' ') === terms.join(' ')))
+          continue;
         const phrase = { group, text, terms };
         phrases.push(phrase);
         const list = byFirst.get(terms[0]!) ?? [];

@@ -25,7 +25,7 @@ const EN_STOP = new Set(
     'a an the and or but if then than so of to in on at by for with from about into over after before is are was were be been being am ' +
     'do does did doing have has had having i me my we our you your he she it its they them their this that these those what which who whom ' +
     'whose when where why how can could should would will shall may might must not no yes there here please tell know want need get ' +
-    'any some all just also very much many more most own same such only too again further once as up down out off im ive dont'
+    'any anything something everything nothing anyone some all just also very much many more most own same such only too again further once as up down out off im ive dont'
   ).split(' '),
 );
 const AR_STOP = new Set(
