@@ -168,6 +168,17 @@ describe('routing by rules', () => {
     expect(second.conversation_id).toBe(first.conversation_id);
     expect(second.agent_response_text).toContain('npm install switchboard-sdk');
     expect(await answeredBy(first.conversation_id)).toEqual([billing, tech]);
+    const messages = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/chat/conversations/${first.conversation_id}/messages`,
+      headers: token,
+    });
+    expect(messages.json().data.map((m: { role: string; agent_id: string | null }) => [m.role, m.agent_id])).toEqual([
+      ['user', null],
+      ['assistant', billing],
+      ['user', null],
+      ['assistant', tech],
+    ]);
     // The conversation's support query is the agent's that answered last (its outcome is theirs).
     expect((await queriesOf(first.conversation_id)).map((query) => query.agent_id)).toEqual([tech]);
     const conversation = await t.container.db
@@ -234,6 +245,18 @@ describe('routing by rules', () => {
       .map((event) => event.data.content)
       .join('');
     expect(text).toContain('npm install switchboard-sdk');
+  });
+
+  it('refuses a workflow key to a token bound to an agent (403)', async () => {
+    const { agentKey } = await deployedWorkflow('rules', 'bound');
+    const bound = (await tenant.chatToken(billing)).headers;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/chat/agent/chat',
+      headers: bound,
+      payload: { agent_key: agentKey, query: 'When is the invoice sent?' },
+    });
+    expect(res.statusCode).toBe(403);
   });
 
   it('refuses a conversation of another workflow or agent, and a key with no live deployment', async () => {

@@ -80,6 +80,9 @@ export const Message = Type.Object(
     content: Type.String(),
     citations: Type.Array(Citation),
     model: Nullable(Type.String()),
+    agent_id: Nullable(
+      Uuid({ description: 'The agent that wrote an answer (a workflow hands conversations between agents)' }),
+    ),
     was_resolved: Nullable(Type.Boolean()),
     response_time_ms: Nullable(Type.Integer()),
     finish_reason: Nullable(StringEnum(['stop', 'aborted', 'error'] as const)),

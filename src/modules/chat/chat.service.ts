@@ -56,6 +56,7 @@ export function toMessage(row: repo.MessageRow): Message {
     content: row.content,
     citations: row.citations,
     model: row.model,
+    agent_id: row.agent_id,
     was_resolved: row.was_resolved,
     response_time_ms: row.response_time_ms,
     finish_reason: row.finish_reason,
