@@ -3,6 +3,7 @@
  * model answers (a configured provider's model, or the built-in knowledge-base responder) and
  * how they escalate. Members read; developers and above manage. Regions are a read-only list.
  */
+import type { RawBuilder } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import type { CompanyContext } from '../../http/caller.js';
 import { AppErrors } from '../../http/errors.js';
@@ -36,6 +37,11 @@ export interface AgentsDeps {
       companyId: string,
       agentIds: string[],
     ): Promise<Map<string, PerformanceMetrics>>;
+    /** The same figures read in the list's own statement (a lateral subquery on `a`). */
+    performanceSql(companyId: string): {
+      lateral: RawBuilder<unknown>;
+      metrics(row: Record<string, unknown>): PerformanceMetrics;
+    };
   } | null;
   /** Called once an agent changed or went (this instance's serving cache; others hear it from the database). */
   servingChanged?: () => void;
@@ -162,8 +168,13 @@ export function createAgentsService(deps: AgentsDeps) {
     },
 
     async list(context: CompanyContext, skip: number, limit: number): Promise<PageOf<Agent>> {
-      const { rows, total } = await repo.listAgents(db, context.companyId, skip, limit);
-      return { data: await withMetrics(context, rows), total, skip, limit };
+      // One statement: the page, the total and each agent's figures.
+      const performance = deps.performance?.performanceSql(context.companyId) ?? null;
+      const { rows, total } = await repo.listAgents(db, context.companyId, skip, limit, performance?.lateral ?? null);
+      const data = rows.map((row) =>
+        toAgent(row, performance && row.counters ? performance.metrics(row.counters) : NO_METRICS),
+      );
+      return { data, total, skip, limit };
     },
 
     async get(context: CompanyContext, agentId: string): Promise<Agent> {

@@ -48,19 +48,20 @@ export async function listDeployments(
   if (filters.status) where = where.where('d.status', '=', filters.status);
   if (filters.channel) where = where.where('d.channel', '=', filters.channel);
   if (filters.agent_id) where = where.where('d.agent_id', '=', filters.agent_id);
-  const [rows, count] = await Promise.all([
-    where
-      .innerJoin('regions as r', 'r.id', 'd.region_id')
-      .selectAll('d')
-      .select('r.slug as region_slug')
-      .orderBy('d.created_at', 'desc')
-      .orderBy('d.id', 'desc')
-      .offset(skip)
-      .limit(limit)
-      .execute(),
-    where.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.total };
+  // One statement: the page with the filtered total as a scalar subquery (a page past the end asks apart).
+  const count = where.select((eb) => eb.fn.countAll<number>().as('total'));
+  const page = await where
+    .innerJoin('regions as r', 'r.id', 'd.region_id')
+    .selectAll('d')
+    .select('r.slug as region_slug')
+    .select(count.as('total'))
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .offset(skip)
+    .limit(limit)
+    .execute();
+  const total = page.length ? Number(page[0]!.total) : (await count.executeTakeFirstOrThrow()).total;
+  return { rows: page.map(({ total: _total, ...row }) => row), total };
 }
 
 function liveConflict(error: unknown): never {

@@ -266,11 +266,18 @@ export async function listDocuments(
   if (filters.collectionId) query = query.where('collection_id', '=', filters.collectionId);
   if (filters.startDate) query = query.where('created_at', '>=', filters.startDate);
   if (filters.endDate) query = query.where('created_at', '<=', filters.endDate);
-  const [rows, total] = await Promise.all([
-    query.select(DOCUMENT_COLUMNS).orderBy('created_at', 'desc').orderBy('id').offset(offset).limit(limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: total.n };
+  // One statement: the page with the filtered total as a scalar subquery (a page past the end asks apart).
+  const count = query.select((eb) => eb.fn.countAll<number>().as('n'));
+  const page = await query
+    .select(DOCUMENT_COLUMNS)
+    .select(count.as('total'))
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .offset(offset)
+    .limit(limit)
+    .execute();
+  const total = page.length ? Number(page[0]!.total) : (await count.executeTakeFirstOrThrow()).n;
+  return { rows: page.map(({ total: _total, ...row }) => row), total };
 }
 
 export async function updateDocumentMeta(

@@ -110,12 +110,13 @@ export async function queryExists(db: Executor, companyId: string, queryId: stri
 }
 
 /**
- * Agents of the company with their all-time counters: the folded rollup plus the contributions
- * not folded yet (migration 0090), so the figures are exact at any moment.
+ * One agent's all-time counters (a lateral subquery on the agents row aliased `a`): the folded
+ * rollup plus the contributions not folded yet (migration 0090), so they are exact at any moment.
+ * Columns: queries_handled, resolved_count, resolution_minutes_sum, agent_resolved_count,
+ * satisfaction_sum, satisfaction_count (null when the agent has none).
  */
-export async function agentsWithMetrics(db: Executor, companyId: string, agentIds: string[]) {
-  if (agentIds.length === 0) return [];
-  const counters = sql`(
+export function agentCountersLateral(companyId: string) {
+  return sql`(
     select sum(queries_handled) as queries_handled, sum(resolved_count) as resolved_count,
       sum(resolution_minutes_sum) as resolution_minutes_sum, sum(agent_resolved_count) as agent_resolved_count,
       sum(satisfaction_sum) as satisfaction_sum, sum(satisfaction_count) as satisfaction_count
@@ -130,6 +131,12 @@ export async function agentsWithMetrics(db: Executor, companyId: string, agentId
       from support_rollup_pending where agent_id = a.id and company_id = ${companyId}
     ) u
   )`;
+}
+
+/** Agents of the company with their all-time counters (see `agentCountersLateral`). */
+export async function agentsWithMetrics(db: Executor, companyId: string, agentIds: string[]) {
+  if (agentIds.length === 0) return [];
+  const counters = agentCountersLateral(companyId);
   return db
     .selectFrom('agents as a')
     .leftJoinLateral(counters.as('m'), (join) => join.onTrue())

@@ -154,6 +154,30 @@ export function createSupportQueriesService(deps: SupportQueriesDeps) {
       return new Map(rows.map((row) => [row.id, toPerformanceMetrics(row)]));
     },
 
+    /**
+     * Agents' performance_metrics read in the caller's own statement: `lateral` is a subquery on
+     * the agents row aliased `a` (join it as `m`, on true); `metrics` turns its six columns
+     * (queries_handled, resolved_count, resolution_minutes_sum, agent_resolved_count,
+     * satisfaction_sum, satisfaction_count; null when none) into the figures.
+     */
+    performanceSql(companyId: string) {
+      return {
+        lateral: read.agentCountersLateral(companyId),
+        metrics: (row: Record<string, unknown>) =>
+          toPerformanceMetrics({
+            id: '',
+            title: '',
+            task_description: '',
+            queries_handled: Number(row.queries_handled ?? 0),
+            resolved_count: Number(row.resolved_count ?? 0),
+            resolution_minutes_sum: Number(row.resolution_minutes_sum ?? 0),
+            agent_resolved_count: Number(row.agent_resolved_count ?? 0),
+            satisfaction_sum: Number(row.satisfaction_sum ?? 0),
+            satisfaction_count: Number(row.satisfaction_count ?? 0),
+          }),
+      };
+    },
+
     async list(context: CompanyContext, params: ListQueryParams): Promise<PageOf<SupportQuery>> {
       const filters: read.QueryFilters = {
         ...filterBounds(params.start_date, params.end_date),
