@@ -187,6 +187,12 @@ describe('routing by rules', () => {
       .where('id', '=', first.conversation_id)
       .executeTakeFirstOrThrow();
     expect(conversation).toEqual({ agent_id: tech, workflow_id: workflowId });
+    const read = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/chat/conversations/${first.conversation_id}`,
+      headers: token,
+    });
+    expect(read.json()).toMatchObject({ agent_id: tech, workflow_id: workflowId });
     const notes = await handoffNotifications(workflowId);
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatchObject({

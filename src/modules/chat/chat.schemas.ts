@@ -6,7 +6,8 @@ export const CONVERSATION_STATUSES = ['open', 'closed'] as const;
 export const Conversation = Type.Object(
   {
     id: Uuid(),
-    agent_id: Uuid(),
+    agent_id: Uuid({ description: 'the agent answering the conversation (a workflow moves it on a hand-off)' }),
+    workflow_id: Nullable(Uuid({ description: 'the workflow whose agent_key reached the conversation' })),
     deployment_id: Nullable(Uuid()),
     title: Type.String(),
     status: StringEnum(CONVERSATION_STATUSES),

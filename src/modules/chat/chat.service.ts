@@ -33,6 +33,7 @@ export function toConversation(row: repo.ConversationRow): Conversation {
   return {
     id: row.id,
     agent_id: row.agent_id,
+    workflow_id: row.workflow_id,
     deployment_id: row.deployment_id,
     title: row.title,
     status: row.status,
