@@ -113,6 +113,17 @@ describe('answerFromKnowledge', () => {
     expect(answerFromKnowledge("I can't remember my login details", [shipping, refundArticle]).found).toBe(false);
   });
 
+  it("reads a document's alternative questions as the questions its passage answers", () => {
+    const hours = passage('8', 'Our shop in Jeddah opens from 9 am to 10 pm every day.', 'Opening hours');
+    expect(answerFromKnowledge('Can I visit the store on a Friday evening?', [shipping, hours]).found).toBe(false);
+    const answer = answerFromKnowledge('Can I visit the store on a Friday evening?', [
+      shipping,
+      { ...hours, questions: ['Can I visit the store on Friday?'] },
+    ]);
+    expect(answer.found).toBe(true);
+    expect(answer.sentences).toEqual(['Our shop in Jeddah opens from 9 am to 10 pm every day.']);
+  });
+
   it('does not repeat a sentence found in overlapping chunks', () => {
     const answer = answerFromKnowledge('express shipping cost', [shipping, { ...shipping, chunk_id: 'c9' }]);
     expect(answer.sentences).toEqual(['Express shipping takes two days and costs 30 SAR.']);

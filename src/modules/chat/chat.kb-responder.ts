@@ -16,6 +16,8 @@ export interface KbPassage {
   collection_id: string | null;
   text: string;
   score: number;
+  /** The document's alternative questions (FAQ mode), when it has some. */
+  questions?: string[];
 }
 
 export type Language = 'en' | 'ar';
@@ -212,7 +214,24 @@ function candidates(
     const titleText = (passages[passage] as KbPassage).title;
     const titleTerms = contentTerms(titleText);
     const title = new Set(titleTerms);
-    const context = coverage((term) => holds(title, term) || sentences.some((sentence) => holds(sentence.terms, term)));
+    // The document's own questions read as question lines of every sentence of the passage.
+    const asked = ((passages[passage] as KbPassage).questions ?? []).map((text): Sentence => {
+      const sequence = contentTerms(text);
+      return { text, terms: new Set(sequence), sequence };
+    });
+    const askedBest = asked.reduce<{ line: Sentence | null; own: number }>(
+      (best, line) => {
+        const own = coverage((term) => holds(line.terms, term));
+        return own > best.own ? { line, own } : best;
+      },
+      { line: null, own: 0 },
+    );
+    const context = coverage(
+      (term) =>
+        holds(title, term) ||
+        asked.some((line) => holds(line.terms, term)) ||
+        sentences.some((sentence) => holds(sentence.terms, term)),
+    );
     // The title reads as the question its first sentence answers, as an FAQ's question line does.
     let question: Sentence | null = { text: titleText, terms: title, sequence: titleTerms };
     let questionOwn = coverage((term) => holds(title, term));
@@ -222,6 +241,7 @@ function candidates(
         if (own >= questionOwn) [question, questionOwn] = [sentence, own];
         return;
       }
+      if (askedBest.own > questionOwn) [question, questionOwn] = [askedBest.line, askedBest.own];
       const evidence = questionOwn > own && question ? question : sentence;
       const text = stripLabel(sentence.text);
       if (text.length >= 2)

@@ -150,6 +150,7 @@ const DOCUMENT_COLUMNS = [
   'collection_id',
   'title',
   'categories',
+  'questions',
   'source_type',
   'source_url',
   'file_name',
@@ -176,6 +177,7 @@ export interface NewDocument {
   collection_id: string | null;
   title: string;
   categories: string[];
+  questions?: string[];
   source_type: 'file' | 'article' | 'website';
   source_url: string | null;
   file_name: string | null;
@@ -194,6 +196,7 @@ export async function insertDocument(executor: Executor, row: NewDocument): Prom
       collection_id: row.collection_id,
       title: row.title,
       categories: row.categories,
+      questions: row.questions ?? [],
       source_type: row.source_type,
       source_url: row.source_url,
       file_name: row.file_name,
@@ -284,12 +287,18 @@ export async function updateDocumentMeta(
   executor: Executor,
   companyId: string,
   id: string,
-  patch: { title?: string; categories?: string[]; collection_id?: string | null },
+  patch: { title?: string; categories?: string[]; questions?: string[]; collection_id?: string | null },
   now: Date,
 ): Promise<void> {
   await executor
     .updateTable('kb_documents')
-    .set({ title: patch.title, categories: patch.categories, collection_id: patch.collection_id, updated_at: now })
+    .set({
+      title: patch.title,
+      categories: patch.categories,
+      questions: patch.questions,
+      collection_id: patch.collection_id,
+      updated_at: now,
+    })
     .where('company_id', '=', companyId)
     .where('id', '=', id)
     .execute();

@@ -13,6 +13,13 @@ const Categories = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   description: 'Category labels',
 });
 
+/** Alternative questions a document answers (FAQ mode): indexed with its title, read by the built-in responder. */
+const Questions = Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+  maxItems: 20,
+  description:
+    "Questions the document answers, in customers' words (indexed with the title; up to 20 of 300 characters)",
+});
+
 /** `doc_<uuid>` or a bare UUID. */
 export const DocumentId = Type.String({
   pattern: '^(doc_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
@@ -77,6 +84,7 @@ export const Document = Type.Object(
     id: Type.String({ description: 'doc_<uuid>' }),
     title: Type.String(),
     categories: Type.Array(Type.String()),
+    questions: Type.Array(Type.String(), { description: 'Questions the document answers' }),
     collection_id: Nullable(Uuid()),
     company_id: Uuid(),
     source_type: StringEnum(['file', 'article', 'website'] as const),
@@ -133,6 +141,7 @@ export const UploadArticleBody = Type.Object(
     content: Type.String({ minLength: 1 }),
     document_title: Type.String({ minLength: 1, maxLength: 500 }),
     categories: Type.Optional(Categories),
+    questions: Type.Optional(Questions),
     collection_id: Type.Optional(Uuid()),
   },
   closed,
@@ -176,6 +185,7 @@ export const UpdateDocumentBody = Type.Object(
     document_title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     content: Type.Optional(Type.String({ minLength: 1 })),
     categories: Type.Optional(Categories),
+    questions: Type.Optional(Questions),
     collection_id: Type.Optional(Nullable(Uuid())),
   },
   closed,

@@ -201,7 +201,7 @@ async function laneSearch(executor: Executor, input: TextLanesInput, lane: 'full
       -- Only the top hits are looked up, each by its primary key (the lanes only rank the
       -- company's chunks); offset 0 keeps the subquery, and with it the outer rank as a one-time
       -- filter, from being merged into a join.
-      select c.id, c.text, c.document_id, d.title, c.collection_id, c.categories, c.language
+      select c.id, c.text, c.document_id, d.title, d.questions, c.collection_id, c.categories, c.language
       from kb_chunks c join kb_documents d on d.id = c.document_id
       where h.rank <= ${detailRank} and c.id = h.chunk_id
       offset 0
@@ -267,7 +267,7 @@ export async function textIndexSnapshot(db: Db, companyId: string, maxChunks: nu
       from kb_chunks where company_id = ${companyId} order by document_id, ordinal`.execute(trx);
       if (chunks.rows.length > maxChunks) return null;
       const documents = await sql<IndexDocumentRow>`
-      select id, title, status, collection_id, categories, created_at,
+      select id, title, questions, status, collection_id, categories, created_at,
              case when status = 'completed' then content_tsv::text end as tsv
       from kb_documents where company_id = ${companyId}`.execute(trx);
       return { chunks: chunks.rows, documents: documents.rows, corpus: stats };
@@ -299,6 +299,8 @@ export interface ChunkDetails {
   text: string;
   document_id: string;
   title: string;
+  /** The document's alternative questions. */
+  questions: string[];
   collection_id: string | null;
   categories: string[];
   language: string;
@@ -309,7 +311,16 @@ export async function chunkDetails(executor: Executor, companyId: string, ids: s
   return executor
     .selectFrom('kb_chunks as c')
     .innerJoin('kb_documents as d', 'd.id', 'c.document_id')
-    .select(['c.id', 'c.text', 'c.document_id', 'd.title', 'c.collection_id', 'c.categories', 'c.language'])
+    .select([
+      'c.id',
+      'c.text',
+      'c.document_id',
+      'd.title',
+      'd.questions',
+      'c.collection_id',
+      'c.categories',
+      'c.language',
+    ])
     .where('c.company_id', '=', companyId)
     .where('c.id', 'in', ids)
     .execute();

@@ -58,11 +58,16 @@ function toCollection(row: repo.CollectionRow): S.Collection {
   };
 }
 
+/** A document's questions as stored: trimmed, blanks and repeats left out, in the order given. */
+const questionList = (questions: string[]) =>
+  [...new Set(questions.map((question) => question.trim()))].filter(Boolean);
+
 function toDocument(row: repo.DocumentRow, content?: string): S.Document {
   return {
     id: withPrefix('doc_', row.id),
     title: row.title,
     categories: row.categories,
+    questions: row.questions,
     collection_id: row.collection_id,
     company_id: row.company_id,
     source_type: row.source_type,
@@ -278,6 +283,7 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
       await checkCollection(context, body.collection_id);
       return enqueue({
         ...base(context, body.document_title, body.categories, body.collection_id),
+        questions: questionList(body.questions ?? []),
         source_type: 'article',
         source_url: null,
         file_name: null,
@@ -343,12 +349,16 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
           {
             title: body.document_title?.trim(),
             categories: body.categories ? [...new Set(body.categories)] : undefined,
+            questions: body.questions && questionList(body.questions),
             collection_id: body.collection_id,
           },
           clock.now(),
         );
+        // The title and the questions are part of every chunk's full-text vector: a change reindexes.
         const retitled =
-          body.document_title !== undefined && body.document_title.trim() !== row.title && row.status === 'completed';
+          row.status === 'completed' &&
+          ((body.document_title !== undefined && body.document_title.trim() !== row.title) ||
+            (body.questions !== undefined && questionList(body.questions).join('\n') !== row.questions.join('\n')));
         if (body.content !== undefined || retitled) {
           const content = body.content ?? (await repo.findDocumentContent(trx, context.companyId, row.id)) ?? '';
           if (!content.trim()) throw AppErrors.validation('content must not be blank');

@@ -23,6 +23,7 @@ export interface KbDocumentsTable {
   collection_id: string | null;
   title: string;
   categories: Generated<string[]>;
+  questions: Generated<string[]>;
   source_type: SourceType;
   source_url: string | null;
   file_name: string | null;

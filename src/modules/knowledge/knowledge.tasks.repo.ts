@@ -14,6 +14,7 @@ export interface ClaimedDocument {
   id: string;
   company_id: string;
   title: string;
+  questions: string[];
   source_type: 'file' | 'article' | 'website';
   source_url: string | null;
   mime_type: string | null;
@@ -50,6 +51,7 @@ export async function claimDocument(
       'id',
       'company_id',
       'title',
+      'questions',
       'source_type',
       'source_url',
       'mime_type',
@@ -223,7 +225,7 @@ function toBytes(vector: Float32Array): Buffer {
 }
 
 /**
- * Replaces a document's chunks: full-text vectors (title and chunk text, in the document's
+ * Replaces a document's chunks: full-text vectors (title, questions and chunk text, in the document's
  * text-search configuration), postings for BM25, embeddings, statistics and version.
  */
 export async function replaceChunks(
@@ -235,6 +237,8 @@ export async function replaceChunks(
     categories: string[];
     created_at: Date;
     title: string;
+    /** Questions the document answers: indexed with the title. */
+    questions: string[];
   },
   chunks: NewChunk[],
   language: string,
@@ -249,7 +253,8 @@ export async function replaceChunks(
       .insertInto('kb_chunks')
       .values(
         batch.map((chunk) => {
-          const tsv = sql<string>`to_tsvector(${config}::regconfig, ${document.title} || ' ' || ${chunk.text})`;
+          const heading = [document.title, ...document.questions].join('\n');
+          const tsv = sql<string>`to_tsvector(${config}::regconfig, ${heading} || ' ' || ${chunk.text})`;
           return {
             company_id: document.company_id,
             document_id: document.id,

@@ -41,6 +41,7 @@ export interface IndexChunkRow {
 export interface IndexDocumentRow {
   id: string;
   title: string;
+  questions: string[];
   status: string;
   collection_id: string | null;
   categories: string[];
@@ -173,6 +174,7 @@ export class TextIndex {
           text: row.text,
           document_id: row.document_id,
           title: snapshot.documents[document]!.title,
+          questions: snapshot.documents[document]!.questions,
           collection_id: row.collection_id,
           categories: row.categories,
           language: row.language,
