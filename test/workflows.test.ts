@@ -265,6 +265,14 @@ describe('workflows CRUD', () => {
       agent_key: `agent:${workflow.id}:web:us-east`,
       languages: 'en,ar',
     });
+    // The deployment records the workflow's default agent, also after it changes.
+    expect((await api(tenant).update(workflow.id, { default_agent_id: agents.billing.id })).statusCode).toBe(200);
+    const reread = await t.app.inject({
+      method: 'GET',
+      url: `/api/public/deployments/${deployment.id}`,
+      headers: tenant.headers,
+    });
+    expect(reread.json()).toMatchObject({ agent_id: agents.billing.id, agent_key: `agent:${workflow.id}:web:us-east` });
     // Pending is not live: a deployment that never started does not hold the workflow.
     expect((await control(t.app, tenant, deployment.id, 'start')).statusCode).toBe(200);
     const refused = await api(tenant).remove(workflow.id);

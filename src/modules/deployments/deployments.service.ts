@@ -28,6 +28,7 @@ import type {
   WorkflowSource,
 } from './deployments.ports.js';
 import * as repo from './deployments.repo.js';
+import { setWorkflowAgent } from './deployments.workflows.repo.js';
 import { claimRollout, requeueRollouts, ROLLOUT_JOB, runRollout, type RolloutJob } from './deployments.rollout.js';
 import type {
   CreateDeploymentBody,
@@ -356,6 +357,11 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       deployableId: string,
     ): Promise<{ id: string; status: string } | undefined> {
       return repo.findLiveOf(db, companyId, deployableId);
+    },
+
+    /** A workflow's default agent changed: its deployments record the new one as `agent_id`. */
+    async workflowDefaultAgentChanged(companyId: string, workflowId: string, agentId: string): Promise<void> {
+      await changing(setWorkflowAgent(db, companyId, workflowId, agentId));
     },
 
     /** A runtime event (a chat served, an error) in the deployment's log; ignored once it is deleted. */

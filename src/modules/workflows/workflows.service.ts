@@ -30,6 +30,8 @@ export interface WorkflowsDeps {
   /** The live deployment (deploying, active, paused) serving a workflow, if any (the deployments module). */
   deployments: {
     liveDeploymentOf(companyId: string, deployableId: string): Promise<{ id: string; status: string } | undefined>;
+    /** The workflow's deployments record its new default agent (their `agent_id`). */
+    workflowDefaultAgentChanged(companyId: string, workflowId: string, agentId: string): Promise<void>;
   } | null;
   routerTimeoutMs?: number;
   /** Called once a workflow changed or went (this instance's serving cache; others hear it from the database). */
@@ -163,10 +165,12 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
 
     async update(context: CompanyContext, id: string, body: UpdateWorkflowBody): Promise<Workflow> {
       requireDeveloper(context, 'Updating workflows');
-      await getRow(context, id);
+      const current = await getRow(context, id);
       const values = await validate(context, body);
       const row = await changing(repo.updateWorkflow(db, context.companyId, id, values));
       if (!row) throw AppErrors.notFound('Workflow', id);
+      if (row.default_agent_id !== current.default_agent_id)
+        await deps.deployments?.workflowDefaultAgentChanged(context.companyId, id, row.default_agent_id);
       return toWorkflow(row);
     },
 
