@@ -1,5 +1,5 @@
 import { sql, type Insertable, type RawBuilder } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import { prepared, type Executor } from '../../db/database.js';
 import type { Citation, ConversationsTable } from './chat.tables.js';
 
 /** Columns named one by one (a turn sets the id and times itself; nothing else is passed through). */
@@ -298,7 +298,9 @@ export async function writeTurn(db: Executor, write: TurnWrite) {
   const closed = support
     ? sql`(select ${support.closed} from conversations c where c.company_id = ${companyId} and c.id = ${conversationId})`
     : sql`false`;
-  const result = await sql<{ written: number; query_id: string | null; closed: boolean | null }>`
+  // A named prepared statement: its text takes a few shapes (support or not, a finished turn or
+  // not), and planning this CTE costs more than running it.
+  const result = await prepared(sql<{ written: number; query_id: string | null; closed: boolean | null }>`
     with conv as (
       select c.id, c.support_query_id, c.external_user_id, c.deployment_id,
         (select f.rating from conversation_feedback f
@@ -323,7 +325,7 @@ export async function writeTurn(db: Executor, write: TurnWrite) {
       returning c.support_query_id
     )
     select (select count(*) from conv)::int as written, (select support_query_id from conv_set) as query_id,
-      ${closed} as closed`.execute(db);
+      ${closed} as closed`).execute(db);
   const row = result.rows[0]!;
   return { written: row.written > 0, queryId: row.query_id, closed: row.closed === true };
 }
