@@ -153,6 +153,31 @@ async function main() {
     console.log(
       `search + answer per question: p50 ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms, p90 ${times[Math.floor(times.length * 0.9)]!.toFixed(2)} ms`,
     );
+    // What the expansion adds to a turn's search + answer: each question without and with it,
+    // alternated (and which goes first alternated), 5 rounds; median of the paired differences.
+    const timeOne = async (question: Question, expand: boolean) => {
+      const started = performance.now();
+      const { results } = await container.knowledge.search(tenant.companyId, { query: question.text, topK: 4, expand });
+      answerFromKnowledge(question.text, results);
+      return performance.now() - started;
+    };
+    const without: number[] = [];
+    const withExpansion: number[] = [];
+    const differences: number[] = [];
+    for (let round = 0; round < 5; round++)
+      for (const [index, question] of all.entries()) {
+        const first = (round + index) % 2 === 0;
+        const a = await timeOne(question, !first);
+        const b = await timeOne(question, first);
+        const [off, on] = first ? [a, b] : [b, a];
+        without.push(off);
+        withExpansion.push(on);
+        differences.push(on - off);
+      }
+    const median = (list: number[]) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)]!;
+    console.log(
+      `expansion: search + answer p50 ${median(without).toFixed(3)} ms without, ${median(withExpansion).toFixed(3)} ms with; median paired difference ${median(differences).toFixed(3)} ms (${differences.length} pairs)`,
+    );
     if (values.list) console.log(misses.map((miss) => `  ${miss}`).join('\n'));
   } finally {
     await app.close();

@@ -21,11 +21,12 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createContainer } from '../../src/container.js';
+import { createContainer, type Container } from '../../src/container.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { createTenant, createUser } from '../../test/helpers/factories.js';
 import { queryConfigs } from '../../src/modules/knowledge/knowledge.retrieval.js';
+import { expandQuery } from '../../src/modules/knowledge/knowledge.expansion.js';
 import { textIndexSnapshot } from '../../src/modules/knowledge/knowledge.search.repo.js';
 import { TextIndex } from '../../src/modules/knowledge/knowledge.text-index.js';
 import { loadDataset } from './datasets.js';
@@ -88,6 +89,34 @@ async function measureRound(
   return fused;
 }
 
+/**
+ * What the query expansion adds to a search (through the service, all lanes): each query without
+ * and with it, alternated (and which goes first alternated); p50 of each and the median of the
+ * paired differences, over all queries and over those the lexicon expands.
+ */
+async function expansionCost(knowledge: Container['knowledge'], companyId: string, queries: string[]) {
+  const run = async (query: string, expand: boolean) => {
+    const started = performance.now();
+    await knowledge.search(companyId, { query, topK: 10, expand });
+    return performance.now() - started;
+  };
+  const rows: { off: number; on: number; expanded: boolean }[] = [];
+  for (const [index, query] of queries.entries()) {
+    const first = index % 2 === 0;
+    const a = await run(query, !first);
+    const b = await run(query, first);
+    rows.push({ off: first ? a : b, on: first ? b : a, expanded: expandQuery(query).text !== '' });
+  }
+  const median = (list: number[]) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)] ?? 0;
+  for (const [label, set] of [
+    ['all queries', rows],
+    ['expanded queries', rows.filter((row) => row.expanded)],
+  ] as const)
+    console.log(
+      `expansion, ${label} (${set.length}): p50 ${median(set.map((row) => row.off)).toFixed(1)} ms without, ${median(set.map((row) => row.on)).toFixed(1)} ms with; median paired difference ${median(set.map((row) => row.on - row.off)).toFixed(2)} ms`,
+    );
+}
+
 async function main() {
   const database = values.reuse ? { url: values.reuse, drop: async () => undefined } : await benchDatabase();
   const databaseUrl = database.url;
@@ -122,6 +151,7 @@ async function main() {
       const chunks = (await knowledge.stats({ userId: user.userId, companyId: row.company_id, role: 'developer' }))
         .total_chunks;
       await measureRound(app, user.headers, queries, chunks);
+      await expansionCost(knowledge, row.company_id, queries);
       return;
     }
     const tenant = await createTenant(container, 'developer');
@@ -223,6 +253,7 @@ async function main() {
     const grown = (await knowledge.stats(context)).total_chunks;
     console.log(`\ncopied ×${copies} with SQL in ${((performance.now() - t0) / 1000).toFixed(1)} s → ${grown} chunks`);
     const large = await measureRound(app, tenant.headers, queries, grown);
+    await expansionCost(knowledge, tenant.companyId, queries);
     console.log(`\nfused p50 at ${grown} / at ${stats.total_chunks} chunks = ${(large / small).toFixed(2)}×`);
   } finally {
     await inMemory.app.close();

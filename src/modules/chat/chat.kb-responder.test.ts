@@ -124,6 +124,12 @@ describe('answerFromKnowledge', () => {
     expect(answer.sentences).toEqual(['Our shop in Jeddah opens from 9 am to 10 pm every day.']);
   });
 
+  it('meets an Arabic word written with a one-letter proclitic ("لكاميرا", "بكاميرا")', () => {
+    const support = passage('9', 'الدعم متاح لكاميرا الحديقة.', 'الدعم');
+    const answer = answerFromKnowledge('كاميرا الحديقة', [arabicShipping, support]);
+    expect(answer.sentences).toEqual(['الدعم متاح لكاميرا الحديقة.']);
+  });
+
   it('does not repeat a sentence found in overlapping chunks', () => {
     const answer = answerFromKnowledge('express shipping cost', [shipping, { ...shipping, chunk_id: 'c9' }]);
     expect(answer.sentences).toEqual(['Express shipping takes two days and costs 30 SAR.']);

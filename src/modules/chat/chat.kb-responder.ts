@@ -172,9 +172,16 @@ function closePairs(queryTerms: string[], sequence: string[]): number {
 /** Whether a sentence's terms hold a question's term, itself or one of its equivalents. */
 type Holds = (terms: ReadonlySet<string>, term: string) => boolean;
 
+/** Arabic one-letter proclitics (bi-, li-, ka-) the light stemmer keeps: "بضمان" holds "ضمان". */
+const PROCLITICS = ['ب', 'ل', 'ك'];
+const ARABIC_TERM = /^[\u0600-\u06FF]{3,}$/;
+
 function holdsWith(alternatives: ReadonlyMap<string, string[][]>): Holds {
+  const holdsTerm = (terms: ReadonlySet<string>, term: string) =>
+    terms.has(term) || (ARABIC_TERM.test(term) && PROCLITICS.some((letter) => terms.has(letter + term)));
   return (terms, term) =>
-    terms.has(term) || (alternatives.get(term)?.some((sequence) => sequence.every((part) => terms.has(part))) ?? false);
+    holdsTerm(terms, term) ||
+    (alternatives.get(term)?.some((sequence) => sequence.every((part) => holdsTerm(terms, part))) ?? false);
 }
 
 /**
