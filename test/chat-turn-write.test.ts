@@ -116,6 +116,49 @@ describe('the turn write', () => {
     expect(query.agent_actions_count).toBe(6);
   });
 
+  it('records every first turn of a conversation created empty, even when they race', async () => {
+    const setup = await chatSetup(t.app, t.container);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/chat/conversations',
+      headers: setup.token,
+      payload: { agent_id: setup.agentId },
+    });
+    const conversationId = created.json().id as string;
+    // Hold the conversation's row until both turns' writes wait for it: the second then runs on a
+    // snapshot taken before the first opened the query.
+    let replies: Awaited<ReturnType<typeof chat>>[] = [];
+    let turns: Promise<Awaited<ReturnType<typeof chat>>[]> = Promise.resolve([]);
+    await t.container.db.transaction().execute(async (trx) => {
+      await sql`select id from conversations where id = ${conversationId} for update`.execute(trx);
+      turns = Promise.all(
+        [1, 2].map((i) => chat(t.app, setup, { query: `First ${i}`, conversation_id: conversationId })),
+      );
+      for (;;) {
+        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where wait_event_type = 'Lock' and query like '%with conv as%'`.execute(t.container.db);
+        if (waiting.rows[0]!.n >= 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    });
+    replies = await turns;
+    replies.push(
+      ...(await Promise.all(
+        [3, 4].map((i) => chat(t.app, setup, { query: `First ${i}`, conversation_id: conversationId })),
+      )),
+    );
+    expect(replies.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+    const queries = await t.container.db
+      .selectFrom('support_queries')
+      .select(['id', 'agent_actions_count'])
+      .where('conversation_id', '=', conversationId)
+      .execute();
+    expect(queries).toHaveLength(1);
+    expect(queries[0]!.agent_actions_count).toBe(4);
+    const conversation = await conversationOf(conversationId);
+    expect(conversation).toMatchObject({ message_count: 8, support_query_id: queries[0]!.id });
+  });
+
   it('refuses a turn whose support query is closed (409) and writes nothing', async () => {
     const setup = await chatSetup(t.app, t.container);
     const first = await chat(t.app, setup, { query: 'Hello there' });

@@ -260,6 +260,13 @@ export async function deploymentExists(
   return row !== undefined;
 }
 
+export interface TurnWriteResult {
+  written: boolean;
+  queryId: string | null;
+  closed: boolean;
+  recorded: boolean;
+}
+
 /** One turn's write (see `writeTurn`). */
 export interface TurnWrite {
   companyId: string;
@@ -279,9 +286,11 @@ export interface TurnWrite {
  * A turn's records in one statement, so one round trip (and, outside a transaction, one commit):
  * the conversation row locked (turns of one conversation serialise) with a rating given before
  * its first turn, both messages, the support query opened or moved, the conversation's counters
- * and query. `written` is false when the conversation is gone or (refuseClosed) its query closed.
+ * and query. `written` is false when the conversation is gone or (refuseClosed) its query closed;
+ * `recorded` is false when the support part wrote no query row: a query another turn opened
+ * after this statement's snapshot (it waited for that turn's lock) is not visible to it.
  */
-export async function writeTurn(db: Executor, write: TurnWrite) {
+export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWriteResult> {
   const { companyId, conversationId, support } = write;
   const rows = write.messages.map(
     (m) =>
@@ -298,9 +307,15 @@ export async function writeTurn(db: Executor, write: TurnWrite) {
   const closed = support
     ? sql`(select ${support.closed} from conversations c where c.company_id = ${companyId} and c.id = ${conversationId})`
     : sql`false`;
+  const recorded = support ? sql`(select count(*) from sq_opened) + (select count(*) from sq_moved) > 0` : sql`false`;
   // A named prepared statement: its text takes a few shapes (support or not, a finished turn or
   // not), and planning this CTE costs more than running it.
-  const result = await prepared(sql<{ written: number; query_id: string | null; closed: boolean | null }>`
+  const result = await prepared(sql<{
+    written: number;
+    query_id: string | null;
+    closed: boolean | null;
+    recorded: boolean;
+  }>`
     with conv as (
       select c.id, c.support_query_id, c.external_user_id, c.deployment_id,
         (select f.rating from conversation_feedback f
@@ -325,7 +340,7 @@ export async function writeTurn(db: Executor, write: TurnWrite) {
       returning c.support_query_id
     )
     select (select count(*) from conv)::int as written, (select support_query_id from conv_set) as query_id,
-      ${closed} as closed`).execute(db);
+      ${closed} as closed, ${recorded} as recorded`).execute(db);
   const row = result.rows[0]!;
-  return { written: row.written > 0, queryId: row.query_id, closed: row.closed === true };
+  return { written: row.written > 0, queryId: row.query_id, closed: row.closed === true, recorded: row.recorded };
 }

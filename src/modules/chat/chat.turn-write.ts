@@ -17,6 +17,9 @@ import type { TurnOutcome } from './chat.runtime.js';
 import { notifyToolCalls } from './chat.tool-records.js';
 import type { PreparedTurn, TurnResult } from './chat.turns.js';
 
+/** What an agent turn records on its support query. */
+type TurnInput = NonNullable<Parameters<SupportRecorder['turnRecord']>[0]['turn']>;
+
 export interface TurnWriteDeps {
   db: Db;
   supportQueries: SupportRecorder | null;
@@ -36,24 +39,20 @@ export function createTurnWriter(deps: TurnWriteDeps) {
     const { caller } = turn;
     const companyId = caller.companyId;
     const record = finish === 'stop';
+    const agentTurn: TurnInput | null = record
+      ? {
+          resolved: outcome.resolved,
+          escalated: outcome.escalated,
+          ...(outcome.resolved ? { resolution: outcome.text.slice(0, 2000) } : {}),
+          toolsUsed: [
+            ...(outcome.retrieved > 0 ? ['knowledge_base'] : []),
+            ...outcome.actions.map((action) => action.tool),
+          ],
+          agentActions: 1 + outcome.actions.length,
+        }
+      : null;
     const support = deps.supportQueries
-      ? deps.supportQueries.turnRecord({
-          companyId,
-          agentId: turn.agent.id,
-          query: turn.query,
-          turn: record
-            ? {
-                resolved: outcome.resolved,
-                escalated: outcome.escalated,
-                ...(outcome.resolved ? { resolution: outcome.text.slice(0, 2000) } : {}),
-                toolsUsed: [
-                  ...(outcome.retrieved > 0 ? ['knowledge_base'] : []),
-                  ...outcome.actions.map((action) => action.tool),
-                ],
-                agentActions: 1 + outcome.actions.length,
-              }
-            : null,
-        })
+      ? deps.supportQueries.turnRecord({ companyId, agentId: turn.agent.id, query: turn.query, turn: agentTurn })
       : null;
     const write: repo.TurnWrite = {
       companyId,
@@ -84,11 +83,14 @@ export function createTurnWriter(deps: TurnWriteDeps) {
     await turn.persist();
     // The common turn is one statement in autocommit: one round trip, one commit.
     if (!unresolved && !escalationMail && !toolNotes) {
-      written(turn, await repo.writeTurn(db, write));
+      await recordLate(turn, written(turn, await repo.writeTurn(db, write)), agentTurn);
       return turn.id;
     }
     return db.transaction().execute(async (trx) => {
-      const { queryId } = written(turn, await repo.writeTurn(trx, write));
+      const result = written(turn, await repo.writeTurn(trx, write));
+      const { queryId } = result;
+      if (deps.supportQueries && agentTurn && !result.recorded && queryId)
+        await deps.supportQueries.recordAgentTurn(trx, { companyId, queryId, ...agentTurn });
       if (unresolved) await notifyUnresolved(trx, turn, outcome, queryId, elapsed);
       if (toolNotes)
         await notifyToolCalls(deps.notifications!, trx, {
@@ -109,6 +111,20 @@ export function createTurnWriter(deps: TurnWriteDeps) {
       }
       return turn.id;
     });
+  }
+
+  /**
+   * Two first turns of one conversation at once (one created empty beforehand): the second waited
+   * for the first's lock, and the query the first opened is not in its statement's snapshot, so
+   * its agent turn is recorded here, in a transaction of its own.
+   */
+  async function recordLate(turn: PreparedTurn, result: repo.TurnWriteResult, input: TurnInput | null) {
+    if (!deps.supportQueries || !input || result.recorded || !result.queryId) return;
+    const supportQueries = deps.supportQueries;
+    const queryId = result.queryId;
+    await db
+      .transaction()
+      .execute((trx) => supportQueries.recordAgentTurn(trx, { companyId: turn.caller.companyId, queryId, ...input }));
   }
 
   /** The write's outcome, or why nothing was written (the query closed, the conversation gone). */
