@@ -177,6 +177,10 @@ export async function insertSyntheticQueries(db: Executor, spec: SyntheticQuerie
  */
 export async function analyzeSupportTables(db: Executor): Promise<void> {
   await foldAllRollups(db);
+  // The fold deleted every pending row: without a vacuum, readers' scans of the (now empty)
+  // pending table would walk the dead rows until autovacuum comes.
+  await sql`vacuum analyze support_rollup_pending`.execute(db);
+  await sql`analyze support_query_hourly, support_query_daily, support_resolution_daily`.execute(db);
   await sql`vacuum analyze support_queries`.execute(db);
   await sql`analyze support_agent_metrics`.execute(db);
 }
