@@ -4,7 +4,10 @@
  * question's content words, Arabic and English normalised and lightly stemmed, with the chunk the
  * sentence stands in), cites the chunks they came from, and says so when nothing relevant was
  * found. FAQ-shaped text is understood: a question line that matches lends its score to the answer
- * after it. The rule is measured by bench/chat/kb-answers.ts.
+ * after it (the title to the first sentence, a document's alternative questions to every one). A
+ * question's word counts as present through its support-domain equivalents (knowledge's lexicon).
+ * Whether anything was found is decided by a logistic model of the best sentence's evidence
+ * (ANSWER_RULES). Measured by bench/chat/kb-answers.ts and bench/answers/run.ts.
  */
 import { contentTerms, expandTerms, normalizeArabic } from '../knowledge/index.js';
 import type { Citation } from './chat.tables.js';
