@@ -253,6 +253,25 @@ describe('routing by rules', () => {
     expect(text).toContain('npm install switchboard-sdk');
   });
 
+  it('serves a change to the workflow at once (the cached workflow is dropped)', async () => {
+    const { workflowId, agentKey } = await deployedWorkflow('rules', 'changes');
+    expect(await answeredBy((await ask(agentKey, 'When is the invoice sent?')).conversation_id)).toEqual([billing]);
+    const changed = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/public/workflows/${workflowId}`,
+      headers: tenant.headers,
+      payload: { steps: [{ name: 'everything', agent_id: tech, when: { query_types: ['billing'] } }] },
+    });
+    expect(changed.statusCode).toBe(200);
+    expect(await answeredBy((await ask(agentKey, 'When is the invoice sent?')).conversation_id)).toEqual([tech]);
+    const removed = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/public/workflows/${workflowId}`,
+      headers: tenant.headers,
+    });
+    expect(removed.statusCode).toBe(409);
+  });
+
   it('refuses a workflow key to a token bound to an agent (403)', async () => {
     const { agentKey } = await deployedWorkflow('rules', 'bound');
     const bound = (await tenant.chatToken(billing)).headers;

@@ -205,7 +205,10 @@ export function createTurns(deps: TurnsDeps) {
    * search is the longest step before the model, and overlaps the rest of `prepare`.
    */
   async function agentAndRetrieval(caller: ChatCaller, agentId: string, query: string | null, conversationId?: string) {
-    const found = await loadAgent(caller.companyId, agentId);
+    // A workflow the cache holds skips the agent lookup (a miss, never cached, would read every turn).
+    const found = deps.serving?.get(`workflow:${caller.companyId}:${agentId}`)
+      ? undefined
+      : await loadAgent(caller.companyId, agentId);
     // Not an agent: a workflow's key, whose router picks the agent for this question.
     const routed = found ? null : await workflows?.route(caller, agentId, query, conversationId);
     const agent = found ?? routed?.agent;
