@@ -341,22 +341,20 @@ describe('held knowledge bases', () => {
     );
   });
 
-  it('are not held past SEARCH_MEMORY_MAX_CHUNKS, and not at all with 0', async () => {
-    for (const max of ['1', '0']) {
-      const other = await createTestApp({ EMBEDDINGS_PROVIDER: 'none', SEARCH_MEMORY_MAX_CHUNKS: max });
-      try {
-        const response = await other.app.inject({
-          method: 'POST',
-          url: '/api/public/documents/search',
-          headers: tenant.headers,
-          payload: { query: 'shipping', search_method: {}, categories: [] },
-        });
-        expect(response.json().results[0].document_id).toBe(`doc_${documents.shipping}`);
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        expect(other.container.knowledge.memory?.isHeld(tenant.companyId) ?? false).toBe(false);
-      } finally {
-        await other.close();
-      }
+  it.each(['1', '0'])('are not held past SEARCH_MEMORY_MAX_CHUNKS (here %s; none at all with 0)', async (max) => {
+    const other = await createTestApp({ EMBEDDINGS_PROVIDER: 'none', SEARCH_MEMORY_MAX_CHUNKS: max });
+    try {
+      const response = await other.app.inject({
+        method: 'POST',
+        url: '/api/public/documents/search',
+        headers: tenant.headers,
+        payload: { query: 'shipping', search_method: {}, categories: [] },
+      });
+      expect(response.json().results[0].document_id).toBe(`doc_${documents.shipping}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(other.container.knowledge.memory?.isHeld(tenant.companyId) ?? false).toBe(false);
+    } finally {
+      await other.close();
     }
   });
 });

@@ -1,19 +1,25 @@
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerWorker } from '../../src/jobs/workers.js';
-import { createTestApp } from '../helpers/app.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant } from '../helpers/factories.js';
 import { uploadArticle } from './helpers.js';
 
 describe('crash recovery of ingestion tasks', () => {
-  it('finishes a task left processing by a dead worker once the service starts again', async () => {
+  // Both services start in the hook (process-starting setup is bounded by the hook timeout): the
+  // one that dies holding a task, then the restarted one with its workers on.
+  let after: TestApp;
+  let tenant: Awaited<ReturnType<typeof createTenant>>;
+  let upload: Awaited<ReturnType<typeof uploadArticle>>;
+  let id: string;
+  beforeAll(async () => {
     const before = await createTestApp({ EMBEDDINGS_PROVIDER: 'none' });
-    const tenant = await createTenant(before.container, 'developer');
-    const upload = await uploadArticle(before.app, tenant.headers, {
+    tenant = await createTenant(before.container, 'developer');
+    upload = await uploadArticle(before.app, tenant.headers, {
       document_title: 'Interrupted',
       content: 'This document was being processed when the process died.',
     });
-    const id = upload.document_id.slice(4);
+    id = upload.document_id.slice(4);
     // The worker took the task an hour ago and died; its job is gone with it.
     await sql`update kb_documents set status = 'processing', attempt = 1, processing_started_at = now() - interval '1 hour' where id = ${id}`.execute(
       before.container.db,
@@ -24,34 +30,36 @@ describe('crash recovery of ingestion tasks', () => {
     await before.close();
 
     // The restarted service: same job queue as before (its own schema), workers on.
-    const after = await createTestApp({
+    after = await createTestApp({
       EMBEDDINGS_PROVIDER: 'none',
       RUN_WORKERS: 'true',
       JOBS_SCHEMA: before.container.config.jobsSchema,
     });
-    try {
-      const deadline = Date.now() + 20_000;
-      let task;
-      do {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        task = (
-          await after.app.inject({
-            method: 'GET',
-            url: `/api/public/documents/task/${upload.task_id}`,
-            headers: tenant.headers,
-          })
-        ).json();
-      } while (task.status !== 'completed' && Date.now() < deadline);
-      expect(task).toMatchObject({ status: 'completed', error: null, chunk_count: 1 });
-      const row = await after.container.db
-        .selectFrom('kb_documents')
-        .select('attempt')
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      expect(row.attempt).toBe(2);
-    } finally {
-      await after.close();
-    }
+  });
+  afterAll(async () => {
+    await after?.close();
+  });
+
+  it('finishes a task left processing by a dead worker once the service starts again', async () => {
+    const deadline = Date.now() + 20_000;
+    let task;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      task = (
+        await after.app.inject({
+          method: 'GET',
+          url: `/api/public/documents/task/${upload.task_id}`,
+          headers: tenant.headers,
+        })
+      ).json();
+    } while (task.status !== 'completed' && Date.now() < deadline);
+    expect(task).toMatchObject({ status: 'completed', error: null, chunk_count: 1 });
+    const row = await after.container.db
+      .selectFrom('kb_documents')
+      .select('attempt')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.attempt).toBe(2);
   });
 
   it('hands back at once the task of a dead worker and leaves a live worker its task', async () => {
