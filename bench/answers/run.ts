@@ -5,7 +5,10 @@
  * (`knowledge.search`, top 4, all lanes; no embedder on this machine) and answered by
  * `answerFromKnowledge` from those passages.
  *
- *   npx tsx bench/answers/run.ts [--list] [--split dev|held-out|all]
+ *   npx tsx bench/answers/run.ts [--list] [--split dev|held-out|all] [--set dev|fresh]
+ *
+ * `--set fresh` runs the second held-out set (bench/answers/fresh-set.ts: a fitness-club help
+ * centre written without consulting the lexicon) instead of help-centre.ts.
  *
  * Per split and kind: right fact (found and the answer holds the question's fact), found,
  * retrieval (the question's article among the 4 passages), and false answers on unanswerable
@@ -24,11 +27,21 @@ import { answerFromKnowledge } from '../../src/modules/chat/chat.kb-responder.js
 import { comparable } from './comparable.js';
 import { createTenant } from '../../test/helpers/factories.js';
 import { benchDatabase } from '../lib/harness.js';
-import { ARTICLES, QUESTIONS, UNANSWERABLE, type Kind, type Question } from './help-centre.js';
+import * as devSet from './help-centre.js';
+import type { Kind, Question } from './help-centre.js';
+import { FRESH_ARTICLES, FRESH_QUESTIONS, FRESH_UNANSWERABLE } from './fresh-set.js';
 
 const { values } = parseArgs({
-  options: { list: { type: 'boolean', default: false }, split: { type: 'string', default: 'all' } },
+  options: {
+    list: { type: 'boolean', default: false },
+    split: { type: 'string', default: 'all' },
+    set: { type: 'string', default: 'dev' },
+  },
 });
+const fresh = values.set === 'fresh';
+const ARTICLES = fresh ? FRESH_ARTICLES : devSet.ARTICLES;
+const QUESTIONS = fresh ? FRESH_QUESTIONS : devSet.QUESTIONS;
+const UNANSWERABLE = fresh ? FRESH_UNANSWERABLE : devSet.UNANSWERABLE;
 
 const percent = (part: number, whole: number) => (whole ? `${((100 * part) / whole).toFixed(1)} %` : '–');
 
@@ -89,7 +102,9 @@ async function main() {
     for (const question of all) await ask(question);
     await new Promise((resolve) => setTimeout(resolve, 500));
     for (const question of all) await ask(question);
-    const splits = values.split === 'all' ? (['dev', 'held-out'] as const) : [values.split as 'dev' | 'held-out'];
+    const splits = (
+      values.split === 'all' ? (['dev', 'held-out'] as const) : [values.split as 'dev' | 'held-out']
+    ).filter((split) => all.some((question) => splitOf(question) === split));
     const times: number[] = [];
     console.log(
       '| split | kind | language | questions | right fact | found | article retrieved (top 4) | false answers |',
