@@ -143,6 +143,24 @@ describe('workflow roll-out', () => {
     });
   });
 
+  it('refuses a second live deployment of the workflow on its channel and region, naming the workflow', async () => {
+    const s = await setup();
+    expect((await startAndWait(s.tenant, s.deploymentId)).status).toBe('active');
+    const second = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/deployments',
+      headers: s.tenant.headers,
+      payload: { deployable_type: 'workflow', deployable_id: s.workflowId, channel: 'web', region_id: REGIONS.usEast },
+    });
+    expect(second.statusCode).toBe(201);
+    const refused = await control(t.app, s.tenant, second.json().id, 'start');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toEqual({
+      detail: `Deployment ${s.deploymentId} of this workflow is already active on channel web in region us-east; stop it first`,
+      status_code: 409,
+    });
+  });
+
   it('fails when the workflow was deleted after the deployment was made', async () => {
     const s = await setup();
     await t.container.db.deleteFrom('workflows').where('id', '=', s.workflowId).execute();

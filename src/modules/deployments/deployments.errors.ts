@@ -14,9 +14,15 @@ export const DeploymentErrors = {
     AppErrors.conflict(
       'Cannot update a deployment whose status is deploying; wait for the roll-out to finish or stop it first',
     ),
-  liveConflict: (otherId: string, otherStatus: DeploymentStatus, channel: string, region: string) =>
+  liveConflict: (
+    otherId: string,
+    otherStatus: DeploymentStatus,
+    deployable: 'agent' | 'workflow',
+    channel: string,
+    region: string,
+  ) =>
     AppErrors.conflict(
-      `Deployment ${otherId} of this agent is already ${otherStatus} on channel ${channel} in region ${region}; stop it first`,
+      `Deployment ${otherId} of this ${deployable} is already ${otherStatus} on channel ${channel} in region ${region}; stop it first`,
     ),
   noActiveDeployment: (agentId: string, channel: string, region: string) =>
     new AppError(404, `No active deployment for agent ${agentId} on channel ${channel} in region ${region}`),

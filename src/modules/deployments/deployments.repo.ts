@@ -67,7 +67,7 @@ export async function listDeployments(
 function liveConflict(error: unknown): never {
   if (isPgError(error, PG_UNIQUE_VIOLATION) && error.constraint === 'deployments_live_key') {
     throw AppErrors.conflict(
-      'Another deployment of this agent is already live on this channel and region; stop it first',
+      'Another deployment of this agent or workflow is already live on this channel and region; stop it first',
     );
   }
   throw error;

@@ -121,7 +121,13 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   async function ensureKeyFree(
     executor: Executor,
-    row: { id?: string; deployable_id: string; channel: string; region_id: string },
+    row: {
+      id?: string;
+      deployable_type: 'agent' | 'workflow';
+      deployable_id: string;
+      channel: string;
+      region_id: string;
+    },
     slug: string,
   ) {
     const other = await repo.findLiveDeployment(
@@ -129,7 +135,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       { deployableId: row.deployable_id, channel: row.channel, regionId: row.region_id },
       row.id,
     );
-    if (other) throw DeploymentErrors.liveConflict(other.id, other.status, row.channel, slug);
+    if (other) throw DeploymentErrors.liveConflict(other.id, other.status, row.deployable_type, row.channel, slug);
   }
 
   async function lockOrThrow(trx: Executor, companyId: string, id: string) {
