@@ -130,6 +130,18 @@ describe('answerFromKnowledge', () => {
     expect(answer.sentences).toEqual(['الدعم متاح لكاميرا الحديقة.']);
   });
 
+  it('reads "when will it arrive" as asking for a time: the refund, not the delivery that arrives', () => {
+    const delivery = passage(
+      '10',
+      'Orders ship within 2 business days. Express delivery arrives the next business day.',
+      'Shipping',
+    );
+    const refund = answerFromKnowledge('When will my refund arrive?', [delivery, refundArticle]);
+    expect(refund.sentences).toEqual(['Refunds are issued to the original card within 5 business days.']);
+    const order = answerFromKnowledge('When will my order arrive?', [refundArticle, delivery]);
+    expect(order.sentences[0]).toBe('Orders ship within 2 business days.');
+  });
+
   it('does not repeat a sentence found in overlapping chunks', () => {
     const answer = answerFromKnowledge('express shipping cost', [shipping, { ...shipping, chunk_id: 'c9' }]);
     expect(answer.sentences).toEqual(['Express shipping takes two days and costs 30 SAR.']);

@@ -107,9 +107,14 @@ const stripLabel = (sentence: string) => sentence.replace(/^(?:q|a|question|answ
 /** Stands among a question's terms for "a number" when the question asks how long, how many, when… */
 const NUMBER = '#number';
 const ASKS_NUMBER = /\b(?:how (?:long|many|much|often|soon)|when)\b|(?<!\p{L})(?:كم|متي)(?!\p{L})/iu;
-/** Words that only frame such a question ("how long does it take"): they name no topic. */
-const FRAMING = /\bhow (?:long|often|soon)\b/i;
-const FRAMING_TERMS = new Set(contentTerms('long often soon take takes took taken taking'));
+/**
+ * Words that only frame such a question ("how long does it take", "when will it arrive"): they
+ * name no topic, and an answer need not repeat them.
+ */
+const FRAMING = /\b(?:how (?:long|often|soon)|when)\b/i;
+const FRAMING_TERMS = new Set(
+  contentTerms('long often soon take takes took taken taking arrive arrives arrived arriving'),
+);
 /** Number words, for answers that spell their numbers out. */
 const NUMBER_TERMS = new Set(
   contentTerms(
