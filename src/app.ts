@@ -30,6 +30,7 @@ import {
   shapeForPath,
   truncateQuoted,
 } from './http/errors.js';
+import { listCacheHooks } from './http/list-cache.js';
 import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
 import { finishOpenApiDocument, transformRouteSchema } from './http/openapi.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
@@ -134,6 +135,10 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // List pages per company, served from a coherent cache (routes with `config.listCache`).
+  const listPages = listCacheHooks(container.listPages);
+  app.addHook('preHandler', listPages.preHandler);
+  app.addHook('onSend', listPages.onSend);
   app.setValidatorCompiler(createValidatorCompiler());
   app.setErrorHandler(handleError);
   // NUL characters, unpaired surrogates and deep nesting are refused in every route's input.

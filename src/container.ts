@@ -12,7 +12,8 @@ import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/metrics.js';
 import { createCompaniesService, type Company, type CompaniesService } from './modules/companies/index.js';
-import { createCoherentCache } from './lib/coherent-cache.js';
+import { createCoherentCache, type CoherentCache } from './lib/coherent-cache.js';
+import type { CachedPage } from './http/list-cache.js';
 import { createIdentityService, type IdentityService } from './modules/identity/index.js';
 import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
@@ -57,6 +58,8 @@ export interface Container {
   queue: JobQueue;
   /** Prometheus instruments of this container, served by GET /metrics. */
   metrics: Metrics;
+  /** Serialized list pages per company, cleared on every change to what they show. */
+  listPages: CoherentCache<CachedPage>;
   mailer: Mailer;
   companies: CompaniesService;
   identity: IdentityService;
@@ -114,7 +117,11 @@ export function createContainer(options: ContainerOptions): Container {
     schema: config.jobsSchema,
     timings: config.workerTimings,
     onError: (error) => log.error({ err: error }, 'job queue error'),
-    onJobDone: (name, outcome, seconds) => metrics.jobDuration.observe({ queue: name, outcome }, seconds),
+    onJobDone: (name, outcome, seconds) => {
+      metrics.jobDuration.observe({ queue: name, outcome }, seconds);
+      // A job of this process may have written what a list shows (the notification follows).
+      listPages.clear();
+    },
   });
   metrics.watchPool('app', database.pool);
   metrics.watchQueues(() => queue.depth());
@@ -129,6 +136,8 @@ export function createContainer(options: ContainerOptions): Container {
         companyRecords.clear();
       },
       switchboard_serving_changed: () => serving.clear(),
+      // Deployments, regions, collections and documents changed (migration 0092).
+      switchboard_lists_changed: () => listPages.clear(),
       // The payload is a company's id (migration 0014).
       switchboard_knowledge_changed: (companyId) => knowledge.knowledgeChanged(companyId),
     },
@@ -138,6 +147,8 @@ export function createContainer(options: ContainerOptions): Container {
   const callers = createCoherentCache<UserCaller | ChatCaller>(cacheOptions);
   const companyRecords = createCoherentCache<Company>(cacheOptions);
   const serving = createCoherentCache<ServingRecord>(cacheOptions);
+  // Serialized list pages per company (src/http/list-cache.ts): at most 1,000 of 64 KiB.
+  const listPages = createCoherentCache<CachedPage>({ ...cacheOptions, maxEntries: 1_000 });
   const mailer = config.mail.smtpUrl
     ? createSmtpMailer({
         url: config.mail.smtpUrl,
@@ -273,6 +284,7 @@ export function createContainer(options: ContainerOptions): Container {
     redis,
     queue,
     metrics,
+    listPages,
     mailer,
     companies,
     identity,

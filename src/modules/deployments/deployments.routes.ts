@@ -79,6 +79,7 @@ export function deploymentsRoutes(deployments: DeploymentsService): FastifyPlugi
     app.get(
       '/deployments',
       {
+        config: { listCache: true },
         schema: {
           operationId: 'listDeployments',
           tags,

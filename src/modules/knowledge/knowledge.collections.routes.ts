@@ -32,6 +32,7 @@ export function collectionsRoutes(knowledge: KnowledgeService): FastifyPluginAsy
     app.get(
       '/collections',
       {
+        config: { listCache: true },
         schema: {
           operationId: 'listCollections',
           tags,

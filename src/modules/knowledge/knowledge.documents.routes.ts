@@ -124,6 +124,7 @@ export function documentsRoutes(
     app.post(
       '/documents/list',
       {
+        config: { listCache: true },
         schema: {
           operationId: 'listDocuments',
           tags,

@@ -1,0 +1,176 @@
+/**
+ * The per-company cache of list pages (deployments, collections, documents; src/http/list-cache.ts):
+ * byte-identical to an uncached instance, a write through an instance shows there at once, and
+ * every other write (another instance, the ingestion and roll-out workers, direct SQL, deletes)
+ * shows as soon as the database's notification lands (migration 0092). One company's page is
+ * never served to another.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.js';
+import { control, createAgent, createDeployment, waitForRollout } from './helpers/deployments.js';
+import { createTenant, type TestTenant } from './helpers/factories.js';
+import { uploadArticle, waitForTask } from './knowledge/helpers.js';
+
+let here: TestApp;
+let there: TestApp;
+let uncached: TestApp;
+beforeAll(async () => {
+  [here, there, uncached] = await Promise.all([
+    createTestApp({ CACHE_TTL_MS: '600000', RUN_WORKERS: 'true', EMBEDDINGS_PROVIDER: 'none' }),
+    createTestApp({ CACHE_TTL_MS: '600000', EMBEDDINGS_PROVIDER: 'none' }),
+    createTestApp({ CACHE_TTL_MS: '0', EMBEDDINGS_PROVIDER: 'none' }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([here?.close(), there?.close(), uncached?.close()]);
+});
+
+const LISTS = [
+  { method: 'GET', url: '/api/public/deployments' },
+  { method: 'GET', url: '/api/public/deployments?status=pending&limit=5' },
+  { method: 'GET', url: '/api/public/collections' },
+  { method: 'POST', url: '/api/public/documents/list', payload: {} },
+  { method: 'POST', url: '/api/public/documents/list', payload: { page: 1, limit: 3 } },
+] as const;
+
+async function list(app: TestApp, tenant: TestTenant, request: (typeof LISTS)[number]) {
+  return app.app.inject({ ...request, headers: tenant.headers });
+}
+
+const deployments = async (app: TestApp, tenant: TestTenant) =>
+  (await list(app, tenant, LISTS[0])).json<{ total: number; data: { id: string; status: string }[] }>();
+const documents = async (app: TestApp, tenant: TestTenant) =>
+  (await list(app, tenant, LISTS[3])).json<{ total: number; data: { id: string; status: string }[] }>();
+const collections = async (app: TestApp, tenant: TestTenant) =>
+  (await list(app, tenant, LISTS[2])).json<{ id: string; document_count: number }[]>();
+
+/** Polls until `check` holds (the instance hears of the change), at most five seconds. */
+async function eventually(check: () => Promise<boolean>) {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}
+
+async function seeded() {
+  const tenant = await createTenant(here.container);
+  const agent = await createAgent(here.container, tenant);
+  const deployment = await createDeployment(here.app, tenant, agent.id);
+  const collection = await here.app.inject({
+    method: 'POST',
+    url: '/api/public/collections',
+    headers: tenant.headers,
+    payload: { name: 'Orders', company_id: tenant.companyId },
+  });
+  expect(collection.statusCode).toBe(201);
+  const upload = await uploadArticle(here.app, tenant.headers, {
+    document_title: 'Returns',
+    content: 'Returns are accepted within thirty days of delivery.',
+    collection_id: collection.json().id,
+  });
+  return { tenant, agentId: agent.id, deploymentId: deployment.id, collectionId: collection.json().id, upload };
+}
+
+describe('list page cache', () => {
+  it('answers byte for byte what an uncached instance answers, first and from the cache', async () => {
+    const { tenant } = await seeded();
+    for (const request of LISTS) {
+      const reference = await list(uncached, tenant, request);
+      expect(reference.statusCode).toBe(200);
+      for (const app of [there, there, here, here]) {
+        const res = await list(app, tenant, request);
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toBe(reference.headers['content-type']);
+        expect(res.body).toBe(reference.body);
+      }
+    }
+    // The same query with its keys in another order is the same page.
+    const reordered = await there.app.inject({
+      method: 'POST',
+      url: '/api/public/documents/list',
+      headers: tenant.headers,
+      payload: { limit: 3, page: 1 },
+    });
+    expect(reordered.body).toBe((await list(uncached, tenant, LISTS[4])).body);
+  });
+
+  it("never serves one company's page to another", async () => {
+    const a = await seeded();
+    const b = await createTenant(here.container);
+    for (const request of LISTS) expect((await list(here, a.tenant, request)).statusCode).toBe(200);
+    expect((await deployments(here, b)).total).toBe(0);
+    expect((await documents(here, b)).total).toBe(0);
+    expect(await collections(here, b)).toEqual([]);
+    expect((await deployments(here, a.tenant)).total).toBe(1);
+  });
+
+  it('shows a write at once on the instance that made it and soon on the other (create, delete)', async () => {
+    const { tenant, agentId, deploymentId, collectionId } = await seeded();
+    for (const app of [here, there]) {
+      expect((await deployments(app, tenant)).total).toBe(1);
+      expect(await collections(app, tenant)).toHaveLength(1);
+    }
+    const second = await createDeployment(there.app, tenant, agentId, { channel: 'slack' });
+    expect((await deployments(there, tenant)).data.map((d) => d.id)).toEqual([second.id, deploymentId]);
+    expect(await eventually(async () => (await deployments(here, tenant)).total === 2)).toBe(true);
+
+    const deleted = await here.app.inject({
+      method: 'DELETE',
+      url: `/api/public/deployments/${second.id}`,
+      headers: tenant.headers,
+    });
+    expect(deleted.statusCode).toBe(204);
+    expect((await deployments(here, tenant)).total).toBe(1);
+    expect(await eventually(async () => (await deployments(there, tenant)).total === 1)).toBe(true);
+
+    const removed = await here.app.inject({
+      method: 'DELETE',
+      url: `/api/public/collections/${collectionId}`,
+      headers: tenant.headers,
+    });
+    expect(removed.statusCode).toBeLessThan(300);
+    expect(await collections(here, tenant)).toEqual([]);
+    expect(await eventually(async () => (await collections(there, tenant)).length === 0)).toBe(true);
+  });
+
+  it('shows what the ingestion worker and the roll-out worker change, and a direct SQL update', async () => {
+    const { tenant, deploymentId, upload } = await seeded();
+    const before = (await documents(there, tenant)).data[0]!;
+    expect((await documents(here, tenant)).data[0]!.status).toBe(before.status);
+    // The ingestion runs in this process, outside any request: only the notification clears the pages.
+    const task = await waitForTask(here, tenant.headers, upload.task_id);
+    expect(task.status).toBe('completed');
+    const after = (
+      await uncached.app.inject({
+        method: 'POST',
+        url: '/api/public/documents/list',
+        headers: tenant.headers,
+        payload: {},
+      })
+    ).json().data[0];
+    expect(after.status).not.toBe(before.status);
+    for (const app of [here, there]) {
+      expect(await eventually(async () => (await documents(app, tenant)).data[0]!.status === after.status)).toBe(true);
+    }
+
+    // The roll-out job runs on `here`; `there` learns of deploying → active from the database alone.
+    expect((await deployments(there, tenant)).data[0]!.status).toBe('pending');
+    expect((await control(here.app, tenant, deploymentId, 'start')).statusCode).toBe(200);
+    const rolled = await waitForRollout(here.app, tenant, deploymentId);
+    expect(rolled.status).toBe('active');
+    for (const app of [here, there]) {
+      expect(await eventually(async () => (await deployments(app, tenant)).data[0]!.status === 'active')).toBe(true);
+    }
+
+    await here.container.db
+      .updateTable('deployments')
+      .set({ status: 'paused' })
+      .where('id', '=', deploymentId)
+      .execute();
+    for (const app of [here, there]) {
+      expect(await eventually(async () => (await deployments(app, tenant)).data[0]!.status === 'paused')).toBe(true);
+    }
+  });
+});
