@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
-import { benchDatabase, benchPort, startFakeProviderProcess, startService } from '../lib/harness.js';
+import { apiClient, benchDatabase, benchPort, startFakeProviderProcess, startService } from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: { samples: { type: 'string', default: '300' }, tokens: { type: 'string', default: '20' } },
@@ -40,16 +40,7 @@ async function firstToken(url: string, init: RequestInit, marker: string): Promi
   return first;
 }
 
-async function api(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = apiClient(base, apiKey);
 
 async function until(check: () => Promise<boolean>, what: string) {
   for (let i = 0; i < 600; i++) {

@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
 import { createAiSdkLanguageModels } from '../../src/adapters/ai-sdk/ai-sdk-llm.js';
-import { benchDatabase, benchPort, startFakeProviderProcess, startService } from '../lib/harness.js';
+import { apiClient, benchDatabase, benchPort, startFakeProviderProcess, startService } from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -105,16 +105,7 @@ function summary(name: string, xs: number[]) {
   };
 }
 
-async function api(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = apiClient(base, apiKey);
 
 async function main() {
   const fake = await startFakeProviderProcess();

@@ -32,7 +32,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
 import { ORDERS_QUERY, orderSearch } from '../../src/adapters/connectors/shopify/shopify.graphql.js';
-import { ROOT, benchDatabase, benchPort, formatResult, startService } from '../lib/harness.js';
+import { apiClient, benchDatabase, benchPort, formatResult, ROOT, startService } from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -82,16 +82,7 @@ async function startPeers(): Promise<Peers & { close(): Promise<void> }> {
   };
 }
 
-async function api(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = apiClient(base, apiKey);
 
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

@@ -17,7 +17,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { benchDatabase, benchPort, formatResult, startService } from '../lib/harness.js';
+import { apiClient, benchDatabase, benchPort, formatResult, startService } from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -48,16 +48,7 @@ const service = await startService(benchPort(), {
   throw error;
 });
 
-async function api(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${service.base}${url}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = apiClient(service.base, key);
 
 /** The list requests: documents are listed by POST with filters in the body (none here: the first page). */
 const LISTS: { url: string; method: 'GET' | 'POST'; body?: string }[] = [

@@ -88,6 +88,23 @@ export function formatResult(name: string, result: autocannon.Result, width = 36
   return `${name.padEnd(width)} ${result.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(result.latency.p50).padStart(4)} ms   p99 ${String(result.latency.p99).padStart(4)} ms   non-2xx ${result.non2xx}   errors ${result.errors}`;
 }
 
+/**
+ * A JSON client of the service's API under one API key: `api(method, url, body?)` answers the
+ * parsed body and throws, naming the request and the answer, on any status other than 2xx.
+ */
+export function apiClient(base: string, apiKey: string) {
+  return async function api(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
 export interface FakeProviderProcess {
   url: string;
   /** Sets the reply of every following request. */

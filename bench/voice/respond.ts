@@ -15,23 +15,14 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { sentenceSplitter } from '../../src/modules/voice-agents/voice-agents.respond.js';
-import { benchDatabase, benchPort, startService } from '../lib/harness.js';
+import { apiClient, benchDatabase, benchPort, startService } from '../lib/harness.js';
 
 const { values } = parseArgs({ options: { samples: { type: 'string', default: '40' } } });
 const samples = Number(values.samples);
 const apiKey = 'sk_bench_voice_respond_00000001';
 let base = '';
 
-async function api(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}/api/public${url}`, {
-    method,
-    headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = apiClient(`${base}/api/public`, apiKey);
 
 async function setUp(): Promise<Record<string, string>> {
   const upload = await api('POST', '/documents/upload/article', {

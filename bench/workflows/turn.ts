@@ -12,7 +12,7 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
-import { benchDatabase, benchPort, startService } from '../lib/harness.js';
+import { apiClient, benchDatabase, benchPort, startService } from '../lib/harness.js';
 
 const { values } = parseArgs({ options: { samples: { type: 'string', default: '300' } } });
 const samples = Number(values.samples);
@@ -23,16 +23,7 @@ const base = `http://127.0.0.1:${port}`;
 const US_EAST = '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001';
 setGlobalDispatcher(new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 60_000 }));
 
-async function api(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = apiClient(base, apiKey);
 
 async function until(check: () => Promise<boolean>, what: string) {
   for (let i = 0; i < 600; i++) {
