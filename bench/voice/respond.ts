@@ -22,7 +22,8 @@ const samples = Number(values.samples);
 const apiKey = 'sk_bench_voice_respond_00000001';
 let base = '';
 
-const api = apiClient(`${base}/api/public`, apiKey);
+/** The API under /api/public, once the service is up. */
+let api: ReturnType<typeof apiClient>;
 
 async function setUp(): Promise<Record<string, string>> {
   const upload = await api('POST', '/documents/upload/article', {
@@ -101,6 +102,7 @@ const service = await startService(benchPort(), {
 });
 try {
   base = service.base;
+  api = apiClient(`${base}/api/public`, apiKey);
   const ids = await setUp();
   const formats = Object.keys(ids);
   for (const format of formats) await sample(ids[format]!); // warm-up: loads the engine
