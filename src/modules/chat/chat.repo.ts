@@ -317,7 +317,7 @@ export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWri
     recorded: boolean;
   }>`
     with conv as (
-      select c.id, c.support_query_id, c.external_user_id, c.deployment_id,
+      select c.id, c.agent_id, c.support_query_id, c.external_user_id, c.deployment_id,
         (select f.rating from conversation_feedback f
          where f.company_id = ${companyId} and f.conversation_id = c.id) as feedback_rating
       from conversations c where c.company_id = ${companyId} and c.id = ${conversationId} ${refuse}
@@ -325,9 +325,11 @@ export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWri
     ),
     messages as (
       insert into conversation_messages (id, company_id, conversation_id, role, content, citations, tool_calls, model,
-        was_resolved, response_time_ms, finish_reason)
+        was_resolved, response_time_ms, finish_reason, agent_id)
       select v.id::uuid, ${companyId}, conv.id, v.role, v.content, v.citations::jsonb, v.tool_calls::jsonb, v.model,
-        v.was_resolved::boolean, v.response_time_ms::int, v.finish_reason
+        v.was_resolved::boolean, v.response_time_ms::int, v.finish_reason,
+        -- the answering agent, read with the locked row (the trigger of migration 0080 need not look it up)
+        case when v.role = 'assistant' then conv.agent_id end
       from conv cross join (values ${sql.join(rows)})
         as v (id, role, content, citations, tool_calls, model, was_resolved, response_time_ms, finish_reason)
       returning id
