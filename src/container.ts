@@ -12,8 +12,8 @@ import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/metrics.js';
 import { createCompaniesService, type Company, type CompaniesService } from './modules/companies/index.js';
-import { createCoherentCache, type CoherentCache } from './lib/coherent-cache.js';
-import type { CachedPage } from './http/list-cache.js';
+import { createCoherentCache } from './lib/coherent-cache.js';
+import { createListPages, type ListPages } from './http/list-cache.js';
 import { createIdentityService, type IdentityService } from './modules/identity/index.js';
 import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
@@ -59,7 +59,7 @@ export interface Container {
   /** Prometheus instruments of this container, served by GET /metrics. */
   metrics: Metrics;
   /** Serialized list pages per company, cleared on every change to what they show. */
-  listPages: CoherentCache<CachedPage>;
+  listPages: ListPages;
   mailer: Mailer;
   companies: CompaniesService;
   identity: IdentityService;
@@ -136,7 +136,7 @@ export function createContainer(options: ContainerOptions): Container {
         companyRecords.clear();
       },
       switchboard_serving_changed: () => serving.clear(),
-      // Deployments, regions, collections and documents changed (migration 0092).
+      // Agents, deployments, regions, collections or documents changed (migrations 0092, 0093).
       switchboard_lists_changed: () => listPages.clear(),
       // The payload is a company's id (migration 0014).
       switchboard_knowledge_changed: (companyId) => knowledge.knowledgeChanged(companyId),
@@ -148,7 +148,7 @@ export function createContainer(options: ContainerOptions): Container {
   const companyRecords = createCoherentCache<Company>(cacheOptions);
   const serving = createCoherentCache<ServingRecord>(cacheOptions);
   // Serialized list pages per company (src/http/list-cache.ts): at most 1,000 of 64 KiB.
-  const listPages = createCoherentCache<CachedPage>({ ...cacheOptions, maxEntries: 1_000 });
+  const listPages = createListPages({ ...cacheOptions, maxEntries: 1_000 });
   const mailer = config.mail.smtpUrl
     ? createSmtpMailer({
         url: config.mail.smtpUrl,
@@ -231,6 +231,8 @@ export function createContainer(options: ContainerOptions): Container {
     serving,
     metrics,
     workflows: workflows.routing,
+    // A committed turn moved its agent's figures: this instance's agents list shows them at once.
+    turnCommitted: (companyId) => listPages.clearCompany(companyId),
     log: log.child({ module: 'chat' }),
   });
   for (const job of chatJobs(chat)) queue.define(job);

@@ -1,13 +1,16 @@
 /**
- * The per-company cache of list pages (deployments, collections, documents; src/http/list-cache.ts):
+ * The per-company cache of list pages (agents, deployments, collections, documents; src/http/list-cache.ts):
  * byte-identical to an uncached instance, a write through an instance shows there at once, and
  * every other write (another instance, the ingestion and roll-out workers, direct SQL, deletes)
  * shows as soon as the database's notification lands (migration 0092). One company's page is
- * never served to another.
+ * never served to another. The agents list's performance figures show a turn at once on the
+ * instance that answered it and within the route's maximum age on the others.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { control, createAgent, createDeployment, waitForRollout } from './helpers/deployments.js';
+import { chat, chatSetup } from './helpers/chat.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
 import { uploadArticle, waitForTask } from './knowledge/helpers.js';
 
@@ -27,6 +30,8 @@ afterAll(async () => {
 
 const LISTS = [
   { method: 'GET', url: '/api/public/deployments' },
+  { method: 'GET', url: '/api/public/agents' },
+  { method: 'GET', url: '/api/public/agents?skip=0&limit=1' },
   { method: 'GET', url: '/api/public/deployments?status=pending&limit=5' },
   { method: 'GET', url: '/api/public/collections' },
   { method: 'POST', url: '/api/public/documents/list', payload: {} },
@@ -40,9 +45,14 @@ async function list(app: TestApp, tenant: TestTenant, request: (typeof LISTS)[nu
 const deployments = async (app: TestApp, tenant: TestTenant) =>
   (await list(app, tenant, LISTS[0])).json<{ total: number; data: { id: string; status: string }[] }>();
 const documents = async (app: TestApp, tenant: TestTenant) =>
-  (await list(app, tenant, LISTS[3])).json<{ total: number; data: { id: string; status: string }[] }>();
+  (await list(app, tenant, LISTS[5])).json<{ total: number; data: { id: string; status: string }[] }>();
 const collections = async (app: TestApp, tenant: TestTenant) =>
-  (await list(app, tenant, LISTS[2])).json<{ id: string; document_count: number }[]>();
+  (await list(app, tenant, LISTS[4])).json<{ id: string; document_count: number }[]>();
+const agents = async (app: TestApp, tenant: TestTenant) =>
+  (await list(app, tenant, LISTS[1])).json<{
+    total: number;
+    data: { id: string; title: string; performance_metrics: { total_queries_handled: number } }[];
+  }>();
 
 /** Polls until `check` holds (the instance hears of the change), at most twenty seconds (a loaded machine). */
 async function eventually(check: () => Promise<boolean>) {
@@ -96,7 +106,7 @@ describe('list page cache', () => {
       headers: tenant.headers,
       payload: { limit: 3, page: 1 },
     });
-    expect(reordered.body).toBe((await list(uncached, tenant, LISTS[4])).body);
+    expect(reordered.body).toBe((await list(uncached, tenant, LISTS[6])).body);
   });
 
   it("never serves one company's page to another", async () => {
@@ -175,5 +185,78 @@ describe('list page cache', () => {
     for (const app of [here, there]) {
       expect(await eventually(async () => (await deployments(app, tenant)).data[0]!.status === 'paused')).toBe(true);
     }
+  });
+
+  it("shows a turn's figures at once where it was answered and soon elsewhere; an agent change everywhere", async () => {
+    const setup = await chatSetup(here.app, here.container, { title: 'Figures' });
+    const handled = async (app: TestApp) =>
+      (await agents(app, setup.tenant)).data[0]!.performance_metrics.total_queries_handled;
+    for (const app of [here, there]) expect(await handled(app)).toBe(0);
+
+    // Answered on `here` (a member of the same company lists on both instances).
+    const turn = await chat(here.app, setup, { query: 'Where is my order?' });
+    expect(turn.statusCode).toBe(200);
+    expect(await handled(here)).toBe(1);
+    expect((await agents(here, setup.tenant)).data).toEqual((await agents(uncached, setup.tenant)).data);
+    // `there` hears of no turn: its page ages out (one second).
+    expect(await eventually(async () => (await handled(there)) === 1)).toBe(true);
+
+    // Answered on `there`, seen there at once.
+    expect((await chat(there.app, setup, { query: 'And my refund?' })).statusCode).toBe(200);
+    expect(await handled(there)).toBe(2);
+    expect(await eventually(async () => (await handled(here)) === 2)).toBe(true);
+
+    // An agent renamed through one instance, then directly in SQL: both instances hear of it.
+    const renamed = await there.app.inject({
+      method: 'PATCH',
+      url: `/api/public/agents/${setup.agentId}`,
+      headers: setup.tenant.headers,
+      payload: { title: 'Orders' },
+    });
+    expect(renamed.statusCode).toBe(200);
+    expect((await agents(there, setup.tenant)).data[0]!.title).toBe('Orders');
+    expect(await eventually(async () => (await agents(here, setup.tenant)).data[0]!.title === 'Orders')).toBe(true);
+    await here.container.db.updateTable('agents').set({ title: 'Returns' }).where('id', '=', setup.agentId).execute();
+    for (const app of [here, there]) {
+      expect(await eventually(async () => (await agents(app, setup.tenant)).data[0]!.title === 'Returns')).toBe(true);
+    }
+  });
+
+  it("clears the company's pages when a streamed turn commits, after the stream's response began", async () => {
+    const setup = await chatSetup(here.app, here.container, { title: 'Streamed' });
+    const handled = async () => (await agents(here, setup.tenant)).data[0]!.performance_metrics.total_queries_handled;
+    const created = await here.app.inject({
+      method: 'POST',
+      url: '/api/v1/chat/conversations',
+      headers: setup.token,
+      payload: { agent_id: setup.agentId },
+    });
+    expect(created.statusCode).toBe(201);
+    const conversationId = created.json<{ id: string }>().id;
+    let stream: Promise<{ statusCode: number; body: string }> = Promise.resolve({ statusCode: 0, body: '' });
+    // Hold the conversation's row: the turn's write waits for it after its response has begun
+    // (that request's own clearing is behind us); a list read then caches the figures before it.
+    await here.container.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid from conversations
+        where id = ${conversationId} for update`.execute(trx);
+      const holder = rows[0]!.pid;
+      stream = here.app.inject({
+        method: 'POST',
+        url: '/api/v1/chat/agent/stream',
+        headers: setup.token,
+        payload: { agent_key: setup.agentKey, query: 'Where is my order?', conversation_id: conversationId },
+      });
+      for (;;) {
+        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where ${holder}::int = any(pg_blocking_pids(pid))`.execute(here.container.db);
+        if (waiting.rows[0]!.n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(await handled()).toBe(0);
+    });
+    const streamed = await stream;
+    expect(streamed.statusCode).toBe(200);
+    expect(streamed.body).toContain('event: end');
+    expect(await handled()).toBe(1);
   });
 });

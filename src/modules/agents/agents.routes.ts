@@ -6,6 +6,9 @@ import { Uuid } from '../../http/schemas.js';
 import type { AgentsService } from './agents.service.js';
 import { Agent, AgentPage, CreateAgentBody, ListAgentsQuery, RegionPage, UpdateAgentBody } from './agents.schemas.js';
 
+/** How far behind other instances' turns the cached agents list's performance figures may be. */
+const FIGURES_MAX_AGE_MS = 1_000;
+
 const errors = errorResponses('detail-status');
 const tags = ['agents'];
 const Params = Type.Object({ agentId: Uuid() });
@@ -35,10 +38,14 @@ export function agentsRoutes(agents: AgentsService): FastifyPluginAsyncTypebox {
           operationId: 'listAgents',
           tags,
           summary: 'Agents of the active company, newest first',
-          description: 'Agents of the active company, newest first.',
+          description:
+            'Agents of the active company, newest first. Pages are cached per company: a change to an agent shows at once; ' +
+            "`performance_metrics` show the turns this instance answered at once and other instances' turns within a second.",
           querystring: ListAgentsQuery,
           response: { 200: AgentPage, ...errors },
         },
+        // Performance figures move with every turn and are not notified (src/http/list-cache.ts).
+        config: { listCache: { maxAgeMs: FIGURES_MAX_AGE_MS } },
       },
       async (request) => agents.list(companyContext(request), request.query.skip, request.query.limit),
     );

@@ -25,12 +25,28 @@ export interface TurnWriteDeps {
   supportQueries: SupportRecorder | null;
   notifications: AgentNotifier | null;
   queue: Pick<JobQueue, 'send'> | null;
+  /** Called once a turn's records have committed (the lists showing its figures are cleared). */
+  turnCommitted?: ((companyId: string) => void) | null;
 }
 
 export function createTurnWriter(deps: TurnWriteDeps) {
   const { db } = deps;
 
   async function saveTurn(
+    turn: PreparedTurn,
+    outcome: TurnOutcome,
+    finish: TurnResult['finish_reason'],
+    elapsed: number,
+  ): Promise<string | null> {
+    try {
+      return await writeTurn(turn, outcome, finish, elapsed);
+    } finally {
+      // Also after a failure: a late agent-turn record may have committed before it.
+      deps.turnCommitted?.(turn.caller.companyId);
+    }
+  }
+
+  async function writeTurn(
     turn: PreparedTurn,
     outcome: TurnOutcome,
     finish: TurnResult['finish_reason'],

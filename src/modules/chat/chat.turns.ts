@@ -49,6 +49,8 @@ export interface TurnsDeps {
   metrics: TurnMetrics | null;
   /** Workflows behind agent keys (the workflows module); null: keys name agents only. */
   workflows?: WorkflowRouter | null;
+  /** Called once a turn's records have committed. */
+  turnCommitted?: ((companyId: string) => void) | null;
   log: { warn(obj: object, msg: string): void };
 }
 

@@ -50,6 +50,8 @@ export interface ChatModuleDeps {
   metrics?: TurnMetrics | null;
   /** Workflows behind agent keys: each turn's agent picked by the workflow's router. */
   workflows?: WorkflowRouter | null;
+  /** Called once a turn's records have committed (the agents list's figures moved). */
+  turnCommitted?: ((companyId: string) => void) | null;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -96,6 +98,7 @@ export function createChatModule(deps: ChatModuleDeps) {
       serving: deps.serving ?? null,
       metrics: deps.metrics ?? null,
       workflows: deps.workflows ?? null,
+      turnCommitted: deps.turnCommitted ?? null,
       log: deps.log,
     }),
   };
