@@ -3,18 +3,23 @@
  * contribution to support_rollup_pending, folds move them into the rollups in batches. Checked
  * against figures computed here from the raw rows: what readers see (rollup + pending) is exact
  * before, during and after folding; after a full fold the rollup tables alone are; a fold or a
- * change that rolls back loses and adds nothing.
+ * change that rolls back loses and adds nothing. On a database of its own: a fold is global, and
+ * the folders of other test files' services would otherwise fold this file's pending rows.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrator.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
+import { createScratchDatabase } from './helpers/scratch-db.js';
 import { createAgent, createEndUser, insertQuery } from './helpers/support-data.js';
 import { PRIORITIES, QUERY_STATUSES, QUERY_TYPES } from '../src/modules/support-queries/support-queries.tables.js';
 import { foldAllRollups, foldRollups } from '../src/modules/support-queries/support-queries.repo.js';
 import { agentsWithMetrics } from '../src/modules/support-queries/support-queries.read.js';
 import { createRollupFolder } from '../src/modules/support-queries/index.js';
 
+let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
 let t: TestApp;
 let tenant: TestTenant;
 const agents: string[] = [];
@@ -178,7 +183,11 @@ async function expectLiveExact() {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ LOG_LEVEL: 'error' });
+  scratch = await createScratchDatabase();
+  const handle = createDatabase(scratch.url, 2);
+  await migrateToLatest(handle.db);
+  await handle.close();
+  t = await createTestApp({ DATABASE_URL: scratch.url, LOG_LEVEL: 'error' });
   tenant = await createTenant(t.container);
   for (const name of ['Alpha', 'Beta', 'Gamma']) agents.push(await createAgent(t.container, tenant.companyId, name));
   const user = await createEndUser(t.container, tenant.companyId);
@@ -223,6 +232,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
+  await scratch?.drop();
 });
 
 describe('support rollups folded in batches', () => {
