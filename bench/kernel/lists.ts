@@ -10,7 +10,8 @@
  * records are created through the API; the 10,000 are written in one statement per kind (agents
  * and documents get support queries and chunks only in the small set). Rate limits are lifted;
  * job workers are off (RUN_WORKERS=false) so the figures are the requests' own. Deployments,
- * collections and documents answer from the per-company cache of list pages once warm;
+ * collections, documents and agents answer from the per-company cache of list pages once warm
+ * (the agents page for at most a second: its figures move with every turn);
  * `CACHE_TTL_MS=0 npx tsx bench/kernel/lists.ts` measures them uncached.
  */
 import os from 'node:os';
