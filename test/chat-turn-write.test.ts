@@ -2,18 +2,26 @@
  * A turn's records written in one statement (chat.repo `writeTurn` with the support-queries
  * module's part): messages in order with the conversation's counters, the support query opened
  * on the first turn and moved by the next ones, concurrent turns of one conversation serialised,
- * and a closed support query refusing the turn with nothing written.
+ * and a closed support query or conversation refusing the turn with nothing written — also when
+ * the closing commits while the turn is answering.
  */
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../src/db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { chat, chatSetup } from './helpers/chat.js';
+import { fakeProviders, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 
 let t: TestApp;
+let fake: FakeOpenAi;
 beforeAll(async () => {
-  t = await createTestApp();
+  fake = await startFakeOpenAi();
+  t = await createTestApp({ LLM_PROVIDERS: fakeProviders(fake) });
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await fake?.close();
+});
 
 const messagesOf = async (conversationId: string) =>
   t.container.db
@@ -130,13 +138,18 @@ describe('the turn write', () => {
     let replies: Awaited<ReturnType<typeof chat>>[] = [];
     let turns: Promise<Awaited<ReturnType<typeof chat>>[]> = Promise.resolve([]);
     await t.container.db.transaction().execute(async (trx) => {
-      await sql`select id from conversations where id = ${conversationId} for update`.execute(trx);
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid from conversations
+        where id = ${conversationId} for update`.execute(trx);
       turns = Promise.all(
         [1, 2].map((i) => chat(t.app, setup, { query: `First ${i}`, conversation_id: conversationId })),
       );
       for (;;) {
-        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-          where wait_event_type = 'Lock' and query like '%with conv as%'`.execute(t.container.db);
+        // Both wait for this transaction (one directly, the other may queue behind the first).
+        const waiting = await sql<{ n: number }>`with direct as (
+            select pid from pg_stat_activity where ${rows[0]!.pid}::int = any(pg_blocking_pids(pid)))
+          select count(*)::int as n from pg_stat_activity a
+          where a.pid in (select pid from direct)
+            or exists (select 1 from direct d where d.pid = any(pg_blocking_pids(a.pid)))`.execute(t.container.db);
         if (waiting.rows[0]!.n >= 2) break;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -176,13 +189,81 @@ describe('the turn write', () => {
 
   it('counts the turn in the support figures at once (rollup contributions pending until folded)', async () => {
     const setup = await chatSetup(t.app, t.container);
-    for (const query of ['One', 'Two', 'Three']) expect((await chat(t.app, setup, { query })).statusCode).toBe(200);
-    const agent = (
-      await t.app.inject({ method: 'GET', url: `/api/public/agents/${setup.agentId}`, headers: setup.tenant.headers })
-    ).json();
-    expect(agent.performance_metrics.total_queries_handled).toBe(3);
-    const pending = await sql<{ n: number }>`select count(*)::int as n from support_rollup_pending
-      where company_id = ${setup.tenant.companyId}`.execute(t.container.db);
-    expect(pending.rows[0]!.n).toBeGreaterThanOrEqual(3);
+    // No fold runs meanwhile (other files' services fold the shared database): the figures come
+    // from the pending contributions.
+    await t.container.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext('support_rollup_fold'))`.execute(trx);
+      for (const query of ['One', 'Two', 'Three']) expect((await chat(t.app, setup, { query })).statusCode).toBe(200);
+      const agent = (
+        await t.app.inject({ method: 'GET', url: `/api/public/agents/${setup.agentId}`, headers: setup.tenant.headers })
+      ).json();
+      expect(agent.performance_metrics.total_queries_handled).toBe(3);
+      const pending = await sql<{ n: number }>`select count(*)::int as n from support_rollup_pending
+        where company_id = ${setup.tenant.companyId}`.execute(t.container.db);
+      expect(pending.rows[0]!.n).toBeGreaterThanOrEqual(3);
+    });
+  });
+
+  /**
+   * Holds `close` (a transaction closing the conversation or its query) open until the turn's
+   * write waits for it, then commits it: the turn read the conversation open, answered, and must
+   * now be refused with nothing written.
+   */
+  async function turnRacing(
+    agent: Record<string, unknown>,
+    close: (trx: Transaction<Database>, conversationId: string, queryId: string) => Promise<void>,
+  ) {
+    const setup = await chatSetup(t.app, t.container, agent);
+    const first = await chat(t.app, setup, { query: 'Hello there' });
+    const conversationId = first.json().conversation_id as string;
+    const { support_query_id: queryId } = await conversationOf(conversationId);
+    let turn: ReturnType<typeof chat> = Promise.resolve(first);
+    await t.container.db.transaction().execute(async (trx) => {
+      await close(trx, conversationId, queryId!);
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+      turn = chat(t.app, setup, { query: 'Anyone there?', conversation_id: conversationId });
+      for (;;) {
+        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where ${rows[0]!.pid}::int = any(pg_blocking_pids(pid))`.execute(t.container.db);
+        if (waiting.rows[0]!.n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    });
+    const refused = await turn;
+    expect(refused.statusCode).toBe(409);
+    expect(await messagesOf(conversationId)).toHaveLength(2);
+    expect((await conversationOf(conversationId)).message_count).toBe(2);
+    const query = await t.container.db
+      .selectFrom('support_queries')
+      .select(['agent_actions_count'])
+      .where('id', '=', queryId!)
+      .executeTakeFirstOrThrow();
+    expect(query.agent_actions_count).toBe(1);
+    return refused.json<{ detail?: string; message?: string }>();
+  }
+
+  // A model's answer resolves the turn: its records are one statement in autocommit. builtin:kb
+  // finds nothing here: the turn notifies the team, in a transaction.
+  const PATHS = [
+    ['answered by a model (one statement)', { model: 'fake:gpt-test' }],
+    ['left unanswered (a transaction)', {}],
+  ] as const;
+
+  it.each(PATHS)('refuses a turn whose support query closed while it was answering: %s', async (_path, agent) => {
+    const body = await turnRacing(agent, async (trx, _conversationId, queryId) => {
+      await sql`update support_queries set status = 'closed', closed_at = now() where id = ${queryId}`.execute(trx);
+    });
+    expect(JSON.stringify(body)).toMatch(/Support query is closed/);
+  });
+
+  it.each(PATHS)('refuses a turn whose conversation was closed while it was answering: %s', async (_path, agent) => {
+    const body = await turnRacing(agent, async (trx, conversationId, queryId) => {
+      // As the conversations service closes one: the conversation first, then its query.
+      await sql`update conversations set status = 'closed', closed_at = now() where id = ${conversationId}`.execute(
+        trx,
+      );
+      await sql`update support_queries set status = 'closed', closed_at = now() where id = ${queryId}`.execute(trx);
+    });
+    expect(JSON.stringify(body)).toMatch(/Conversation .* is closed/);
   });
 });

@@ -263,7 +263,10 @@ export async function deploymentExists(
 export interface TurnWriteResult {
   written: boolean;
   queryId: string | null;
+  /** Nothing was written (refuseClosed): the support query is closed. */
   closed: boolean;
+  /** Nothing was written (refuseClosed): the conversation is closed. */
+  conversationClosed: boolean;
   recorded: boolean;
 }
 
@@ -274,19 +277,22 @@ export interface TurnWrite {
   /** The user's message, then the answer (ids made by the caller). */
   messages: [NewMessage & { id: string }, NewMessage & { id: string }];
   /**
-   * The support query's part (the support-queries module's common table expressions following
-   * `conv`, and its "query is closed" test on the conversation `c`); null without support records.
+   * The support query's part, from the support-queries module: `lock`, a common table expression
+   * following `conv_locked` that locks the turn's query; `closed`, whether it found it closed;
+   * `ctes`, the writes following `conv`. Null without support records.
    */
-  support: { ctes: RawBuilder<unknown>; closed: RawBuilder<boolean> } | null;
-  /** A closed support query refuses the turn (nothing is written). */
+  support: { lock: RawBuilder<unknown>; ctes: RawBuilder<unknown>; closed: RawBuilder<boolean> } | null;
+  /** A closed conversation or support query refuses the turn (nothing is written). */
   refuseClosed: boolean;
 }
 
 /**
  * A turn's records in one statement, so one round trip (and, outside a transaction, one commit):
  * the conversation row locked (turns of one conversation serialise) with a rating given before
- * its first turn, both messages, the support query opened or moved, the conversation's counters
- * and query. `written` is false when the conversation is gone or (refuseClosed) its query closed;
+ * its first turn, then its support query locked, both messages, the support query opened or moved,
+ * the conversation's counters and query. `written` is false when the conversation is gone or
+ * (refuseClosed) it or its query is closed — as locked, so a closing that committed while the turn
+ * was answering refuses it, though it is not in the statement's snapshot;
  * `recorded` is false when the support part wrote no query row: a query another turn opened
  * after this statement's snapshot (it waited for that turn's lock) is not visible to it.
  */
@@ -297,16 +303,16 @@ export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWri
       sql`(${m.id}, ${m.role}, ${m.content}, ${JSON.stringify(m.citations ?? [])}, ${JSON.stringify(m.toolCalls ?? [])},
         ${m.model ?? null}, ${m.was_resolved ?? null}, ${m.response_time_ms ?? null}, ${m.finish_reason ?? null})`,
   );
-  const refuse = support && write.refuseClosed ? sql`and not ${support.closed}` : sql``;
+  const refuse = write.refuseClosed;
+  const lock = support && refuse ? sql`${support.lock},` : sql``;
+  const queryClosed = support && refuse ? support.closed : sql<boolean>`false`;
+  const open = refuse ? sql`where conv_locked.status <> 'closed' and not ${queryClosed}` : sql``;
   const supportCtes = support ? sql`${support.ctes},` : sql``;
   const supportSet = support
     ? sql`, support_query_id = coalesce(c.support_query_id, (select id from sq_opened), (select id from sq_moved)),
         end_user_id = case when c.support_query_id is null then coalesce((select id from sq_end_user), c.end_user_id)
                            else c.end_user_id end`
     : sql``;
-  const closed = support
-    ? sql`(select ${support.closed} from conversations c where c.company_id = ${companyId} and c.id = ${conversationId})`
-    : sql`false`;
   const recorded = support ? sql`(select count(*) from sq_opened) + (select count(*) from sq_moved) > 0` : sql`false`;
   // A named prepared statement: its text takes a few shapes (support or not, a finished turn or
   // not), and planning this CTE costs more than running it.
@@ -314,15 +320,18 @@ export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWri
     written: number;
     query_id: string | null;
     closed: boolean | null;
+    conversation_closed: boolean | null;
     recorded: boolean;
   }>`
-    with conv as (
-      select c.id, c.agent_id, c.support_query_id, c.external_user_id, c.deployment_id,
+    with conv_locked as (
+      select c.id, c.agent_id, c.support_query_id, c.external_user_id, c.deployment_id, c.status,
         (select f.rating from conversation_feedback f
          where f.company_id = ${companyId} and f.conversation_id = c.id) as feedback_rating
-      from conversations c where c.company_id = ${companyId} and c.id = ${conversationId} ${refuse}
+      from conversations c where c.company_id = ${companyId} and c.id = ${conversationId}
       for update of c
     ),
+    ${lock}
+    conv as (select * from conv_locked ${open}),
     messages as (
       insert into conversation_messages (id, company_id, conversation_id, role, content, citations, tool_calls, model,
         was_resolved, response_time_ms, finish_reason, agent_id)
@@ -342,7 +351,14 @@ export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWri
       returning c.support_query_id
     )
     select (select count(*) from conv)::int as written, (select support_query_id from conv_set) as query_id,
-      ${closed} as closed, ${recorded} as recorded`).execute(db);
+      ${queryClosed} as closed, exists (select 1 from conv_locked where status = 'closed') as conversation_closed,
+      ${recorded} as recorded`).execute(db);
   const row = result.rows[0]!;
-  return { written: row.written > 0, queryId: row.query_id, closed: row.closed === true, recorded: row.recorded };
+  return {
+    written: row.written > 0,
+    queryId: row.query_id,
+    closed: refuse && row.closed === true,
+    conversationClosed: refuse && row.conversation_closed === true,
+    recorded: row.recorded,
+  };
 }

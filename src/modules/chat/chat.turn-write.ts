@@ -146,6 +146,7 @@ export function createTurnWriter(deps: TurnWriteDeps) {
   /** The write's outcome, or why nothing was written (the query closed, the conversation gone). */
   function written(turn: PreparedTurn, result: Awaited<ReturnType<typeof repo.writeTurn>>) {
     if (result.written) return result;
+    if (result.conversationClosed) throw AppErrors.conflict(`Conversation ${turn.conversation.id} is closed`);
     if (result.closed) throw AppErrors.conflict('Support query is closed');
     throw AppErrors.notFound('Conversation', turn.conversation.id);
   }

@@ -147,7 +147,8 @@ export function createSupportRecorder(deps: { clock: Clock }) {
             actions: Math.max(0, turn.agentActions ?? 0),
           },
         }),
-        closed: repo.turnQueryClosed(input.companyId),
+        lock: repo.turnQueryLock(input.companyId),
+        closed: repo.turnQueryClosed,
       };
     },
 

@@ -294,12 +294,20 @@ export function turnRecordCtes(v: TurnRecordValues) {
 }
 
 /**
- * Whether the turn's query (the conversation's, else the one recorded for it) is closed: a
- * closed query takes no more agent turns.
+ * The turn's query (the conversation's, else the one recorded for it) locked after the caller's
+ * `conv_locked(id, support_query_id)` (the conversation row, locked first: the order a conversation's
+ * closing takes too), as the CTE `sq_state(closed)`. Locking reads the row's latest version, so a
+ * query closed while the turn was answering is seen closed even though the statement's snapshot
+ * predates the closing.
  */
-export function turnQueryClosed(companyId: string) {
-  return sql<boolean>`exists (select 1 from support_queries s
-    where s.company_id = ${companyId} and s.status = 'closed'
-      and s.id = coalesce(c.support_query_id,
-        (select s2.id from support_queries s2 where s2.company_id = ${companyId} and s2.conversation_id = c.id)))`;
+export function turnQueryLock(companyId: string) {
+  return sql`sq_state as (
+      select s.status = 'closed' as closed from support_queries s, conv_locked
+      where s.company_id = ${companyId} and s.id = coalesce(conv_locked.support_query_id,
+        (select s2.id from support_queries s2 where s2.company_id = ${companyId} and s2.conversation_id = conv_locked.id))
+      for update of s
+    )`;
 }
+
+/** Whether `sq_state` (turnQueryLock) found the turn's query closed: a closed query takes no more agent turns. */
+export const turnQueryClosed = sql<boolean>`exists (select 1 from sq_state where sq_state.closed)`;
