@@ -5,15 +5,12 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, loadConfigWith } from './config.js';
-import { createContainer, type Container } from './container.js';
-import { migrateToLatest } from './db/migrator.js';
-import { generateSecret, hashSecret, secretHint } from './lib/secrets.js';
+import type { Container } from './container.js';
+import type * as CliRuntime from './cli.runtime.js';
 import { ROLES, type Role } from './lib/roles.js';
-import { findAgent } from './modules/agents/index.js';
-import { findMembership, insertMember, setActiveCompany } from './modules/companies/index.js';
-import { findUserByEmail, insertApiKey, insertUser } from './modules/identity/index.js';
-import { createLogger, resolveDatabase } from './server.js';
-import { seedDemo } from './modules/support-queries/index.js';
+
+/** The service's code, loaded only once a command is about to run (see src/cli.runtime.ts). */
+type Runtime = typeof CliRuntime;
 
 const USAGE = `Usage: switchboard <command> [options]
 
@@ -42,7 +39,7 @@ class UsageError extends Error {
 }
 
 /** The work of a command once its arguments are parsed and checked (before any database is reached). */
-type Work = (container: Container) => Promise<void>;
+type Work = (container: Container, runtime: Runtime) => Promise<void>;
 
 interface Command {
   usage: string;
@@ -89,8 +86,8 @@ Applies the pending database migrations (the service also does at start-up).
 `,
     prepare(args) {
       parse(this.usage, args, {});
-      return async (container) => {
-        const applied = await migrateToLatest(container.db);
+      return async (container, runtime) => {
+        const applied = await runtime.migrateToLatest(container.db);
         out(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
       };
     },
@@ -119,22 +116,23 @@ Mints an API key for the user with e-mail E (created when missing) and prints it
       const role = (values.role ?? 'member') as Role;
       if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`, this.usage);
       const email = given.toLowerCase();
-      return async (container) => {
-        await migrateToLatest(container.db);
+      return async (container, runtime) => {
+        await runtime.migrateToLatest(container.db);
         const companyId = company ? await resolveCompany(container, company) : null;
-        const key = generateSecret('sk_');
+        const key = runtime.generateSecret('sk_');
         await container.db.transaction().execute(async (trx) => {
           const user =
-            (await findUserByEmail(trx, email)) ?? (await insertUser(trx, { email, first_name: '', last_name: '' }));
-          if (companyId && !(await findMembership(trx, companyId, user.id))) {
-            await insertMember(trx, { company_id: companyId, user_id: user.id, role });
+            (await runtime.findUserByEmail(trx, email)) ??
+            (await runtime.insertUser(trx, { email, first_name: '', last_name: '' }));
+          if (companyId && !(await runtime.findMembership(trx, companyId, user.id))) {
+            await runtime.insertMember(trx, { company_id: companyId, user_id: user.id, role });
           }
-          if (companyId && !user.active_company_id) await setActiveCompany(trx, user.id, companyId);
-          await insertApiKey(trx, {
+          if (companyId && !user.active_company_id) await runtime.setActiveCompany(trx, user.id, companyId);
+          await runtime.insertApiKey(trx, {
             user_id: user.id,
             name: name ?? 'cli',
-            key_hash: hashSecret(key),
-            key_hint: secretHint(key),
+            key_hash: runtime.hashSecret(key),
+            key_hint: runtime.secretHint(key),
           });
         });
         out(`API key for ${email} (shown once; send it as x-api-key):`);
@@ -158,8 +156,8 @@ Mints a chat token (x-api-token) for a company, or for one of its agents, and pr
         name: { type: 'string' },
       });
       if (agent && !UUID.test(agent)) throw new UsageError('--agent must be an agent id (UUID)', this.usage);
-      return async (container) => {
-        await migrateToLatest(container.db);
+      return async (container, runtime) => {
+        await runtime.migrateToLatest(container.db);
         let companyId: string;
         if (agent) {
           const found = await container.db
@@ -172,19 +170,19 @@ Mints a chat token (x-api-token) for a company, or for one of its agents, and pr
           if (company && (await resolveCompany(container, company)) !== companyId) {
             throw new UsageError('The agent belongs to another company');
           }
-          if (!(await findAgent(container.db, companyId, agent))) throw new UsageError(`No agent ${agent}`);
+          if (!(await runtime.findAgent(container.db, companyId, agent))) throw new UsageError(`No agent ${agent}`);
         } else {
           companyId = await resolveCompany(container, company);
         }
-        const token = generateSecret('ct_');
+        const token = runtime.generateSecret('ct_');
         await container.db
           .insertInto('chat_tokens')
           .values({
             company_id: companyId,
             agent_id: agent ?? null,
             name: name ?? 'cli',
-            token_hash: hashSecret(token),
-            token_hint: secretHint(token),
+            token_hash: runtime.hashSecret(token),
+            token_hint: runtime.secretHint(token),
             created_by: null,
           })
           .execute();
@@ -220,11 +218,11 @@ company. Above 10000 queries, rows go in bulk.
         throw new UsageError('--queries must be an integer from 1 to 10000000', this.usage);
       if (!Number.isInteger(days) || days < 1 || days > 3650)
         throw new UsageError('--days must be an integer from 1 to 3650', this.usage);
-      return async (container) => {
-        await migrateToLatest(container.db);
+      return async (container, runtime) => {
+        await runtime.migrateToLatest(container.db);
         const companyId = await resolveCompany(container, values.company);
         const started = Date.now();
-        const result = await seedDemo(
+        const result = await runtime.seedDemo(
           { db: container.db, clock: container.clock, notifications: container.notifications },
           { companyId, queries, days, onProgress: (done) => out(`  ${done} queries`) },
         );
@@ -243,8 +241,8 @@ SIGTERM or SIGINT.
 `,
     prepare(args) {
       parse(this.usage, args, {});
-      return async (container) => {
-        await migrateToLatest(container.db);
+      return async (container, runtime) => {
+        await runtime.migrateToLatest(container.db);
         await container.start();
         container.log.info('workers running; stop with SIGTERM');
         await new Promise<void>((resolve) => {
@@ -294,17 +292,18 @@ async function run(argv: string[]): Promise<number> {
   }
   const work = command.prepare(found.args);
   const config = found.name === 'worker' ? loadConfig() : loadConfigWith({ RUN_WORKERS: 'false' });
-  const log = createLogger(config);
-  const { url, embedded } = await resolveDatabase(config, log, { attach: true });
+  const runtime = await import('./cli.runtime.js');
+  const log = runtime.createLogger(config);
+  const { url, embedded } = await runtime.resolveDatabase(config, log, { attach: true });
   if (embedded && found.name !== 'worker') {
     // A signal must not leave the embedded database this command started running.
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       process.once(signal, () => void embedded.stop().finally(() => process.exit(130)));
     }
   }
-  const container = createContainer({ config, databaseUrl: url, log });
+  const container = runtime.createContainer({ config, databaseUrl: url, log });
   try {
-    await work(container);
+    await work(container, runtime);
     return 0;
   } finally {
     await container.close();
