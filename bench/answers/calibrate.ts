@@ -1,18 +1,21 @@
 /**
  * Calibrates the built-in responder's found decision: a logistic regression of "the best-supported
  * sentence is a right answer" on its evidence (support, own and passage coverage, share of the
- * question's terms, close pairs, margin over the other passages, 1 / terms), fitted on ARCD's
+ * question's terms, close pairs, margin over the other passages, 1 / terms, a missing answer type,
+ * the sliding window's coverage: the keys of ANSWER_RULES.confidence.weights), fitted on ARCD's
  * train split and the development split of bench/answers (with their gold passage: right or not;
  * without it: never right). ARCD test and the held-out split are not used here.
  *
  *   npx tsx bench/answers/calibrate.ts
  *
  * Prints the coefficients for ANSWER_RULES.confidence in src/modules/chat/chat.kb-responder.ts.
+ * The fitted bias is the model's; the shipped bias is set from the trade-off curve
+ * (bench/answers/curve.ts).
  */
-import { answerEvidence, type AnswerEvidence } from '../../src/modules/chat/chat.kb-responder.js';
+import { ANSWER_RULES, answerEvidence, type AnswerEvidence } from '../../src/modules/chat/chat.kb-responder.js';
 import { arcdCases, helpCentreCases, type Case } from './sets.js';
 
-const KEYS: (keyof AnswerEvidence)[] = ['support', 'own', 'context', 'share', 'pairs', 'margin', 'inverseTerms'];
+const KEYS = Object.keys(ANSWER_RULES.confidence.weights) as (keyof AnswerEvidence)[];
 
 function examples(cases: Case[], weight: number): { x: number[]; y: number; w: number }[] {
   const out: { x: number[]; y: number; w: number }[] = [];

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { normalizeArabic, type KbPassage } from '../../src/modules/chat/chat.kb-responder.js';
 import { comparable as factText } from './comparable.js';
-import { ARTICLES, QUESTIONS, UNANSWERABLE } from './help-centre.js';
+import { FRESH_ARTICLES, FRESH_QUESTIONS, FRESH_UNANSWERABLE } from './fresh-set.js';
+import { ARTICLES, QUESTIONS, UNANSWERABLE, type Article, type Question } from './help-centre.js';
 
 const DATASETS = process.env.DATASETS_DIR ?? path.resolve(import.meta.dirname, '../../../shared/datasets');
 
@@ -118,8 +119,17 @@ export function helpCentreCases(split: 'dev' | 'held-out'): Case[] {
   const questions = [...QUESTIONS, ...UNANSWERABLE].filter(
     (question) => (question.split ?? ARTICLES.find((article) => article.id === question.article)!.split) === split,
   );
+  return factCases(ARTICLES, questions);
+}
+
+/** The fresh held-out set of fresh-set.ts (a fitness-club help centre); never tuned on. */
+export function freshCases(): Case[] {
+  return factCases(FRESH_ARTICLES, [...FRESH_QUESTIONS, ...FRESH_UNANSWERABLE]);
+}
+
+function factCases(articles: Article[], questions: Question[]): Case[] {
   return cases(
-    ARTICLES,
+    articles,
     questions.map((question) => ({
       text: question.text,
       gold: question.article,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { answerFromKnowledge, asksForHuman, contentTerms, languageOf, type KbPassage } from './chat.kb-responder.js';
+import {
+  answerEvidence,
+  answerFromKnowledge,
+  asksForHuman,
+  contentTerms,
+  languageOf,
+  type KbPassage,
+} from './chat.kb-responder.js';
 
 const passage = (id: string, text: string, title = `Doc ${id}`): KbPassage => ({
   chunk_id: `c${id}`,
@@ -145,6 +152,71 @@ describe('answerFromKnowledge', () => {
   it('does not repeat a sentence found in overlapping chunks', () => {
     const answer = answerFromKnowledge('express shipping cost', [shipping, { ...shipping, chunk_id: 'c9' }]);
     expect(answer.sentences).toEqual(['Express shipping takes two days and costs 30 SAR.']);
+  });
+});
+
+describe('answer types and the sliding window in the found decision', () => {
+  /** Other articles on the same topic, whose sentences repeat the question's words. */
+  const repairs = [
+    passage(
+      '11',
+      'Camera repairs are free during the warranty. A repaired camera is tested before it is returned.',
+      'Repairs',
+    ),
+    passage('12', 'A camera lens can be cleaned with a soft cloth. Never use water on the lens.', 'Care'),
+    passage('13', 'You can track a repair from the Orders page. We email you when the repair is finished.', 'Tracking'),
+  ];
+
+  it.each([
+    [
+      'Where is a broken camera lens repaired?',
+      'A broken lens is repaired in Riyadh.',
+      'A broken lens is repaired free of charge.',
+    ],
+    [
+      'Who repairs a broken camera lens?',
+      'A broken lens is repaired by our service partner.',
+      'A broken lens is repaired free of charge.',
+    ],
+  ])(
+    'answers "%s" from a sentence that holds the kind of answer asked for, not from one that lacks it',
+    (query, typed, untyped) => {
+      const answer = answerFromKnowledge(query, [...repairs, passage('1', typed, 'Lens repairs')]);
+      expect(answer.found).toBe(true);
+      expect(answer.sentences).toEqual([typed]);
+      expect(answerFromKnowledge(query, [...repairs, passage('1', untyped, 'Lens repairs')]).found).toBe(false);
+    },
+  );
+
+  it('does not answer "how many" with a sentence that only repeats the question\'s words', () => {
+    const answer = answerFromKnowledge('How many repairs are free?', [
+      repairs[0]!,
+      passage('1', 'Two repairs a year are free.'),
+    ]);
+    expect(answer.sentences).toEqual(['Two repairs a year are free.']);
+    expect(answerFromKnowledge('How many repairs are free?', [repairs[0]!, shipping]).found).toBe(false);
+  });
+
+  it('marks a best sentence that lacks the expected answer type, counting no word of the question as one', () => {
+    const evidence = (query: string, text: string) => answerEvidence(query, [passage('1', text, 'Stores')])?.evidence;
+    expect(evidence('Where is the Cairo store?', 'Our Cairo store opens every day.')?.untyped).toBe(1);
+    expect(evidence('Where is the Cairo store?', 'Our Cairo store is in Zamalek.')?.untyped).toBe(0);
+    expect(evidence('متى يفتح المتجر؟', 'يفتح المتجر أبوابه للجميع.')?.untyped).toBe(1);
+    expect(evidence('متى يفتح المتجر؟', 'يفتح المتجر الساعة 9 صباحاً.')?.untyped).toBe(0);
+    // A question that names no kind of answer, and a yes/no question, expect none.
+    expect(evidence('Cairo store opening', 'Our Cairo store opens every day.')?.untyped).toBe(0);
+    expect(evidence('Does the Cairo store open every day?', 'Our Cairo store opens every day.')?.untyped).toBe(0);
+  });
+
+  it('sees question words an answer spreads over two neighbouring sentences, not over distant ones', () => {
+    const query = 'Which courier delivers parcels to Dammam?';
+    const near = 'Parcels are packed in our warehouse. Dammam orders go with Aramex.';
+    const far =
+      'Parcels are packed in our warehouse and checked twice before they leave, labelled, weighed, photographed and ' +
+      'sealed by the packing team every morning. Dammam orders go with Aramex.';
+    const window = (text: string) => answerEvidence(query, [passage('1', text, 'Delivery')])?.evidence.window ?? 0;
+    expect(window(near)).toBe(1);
+    expect(window(far)).toBeLessThan(1);
   });
 });
 

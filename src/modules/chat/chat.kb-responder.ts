@@ -7,9 +7,13 @@
  * after it (the title to the first sentence, a document's alternative questions to every one). A
  * question's word counts as present through its support-domain equivalents (knowledge's lexicon).
  * Whether anything was found is decided by a logistic model of the best sentence's evidence
- * (ANSWER_RULES). Measured by bench/chat/kb-answers.ts and bench/answers/run.ts.
+ * (ANSWER_RULES), which counts against a sentence that lacks the kind of answer the question asks
+ * for (a number, a place…: chat.answer-types.ts) and for one whose passage holds the question's
+ * words close together (a sliding window). Measured by bench/chat/kb-answers.ts and
+ * bench/answers/run.ts; the trade-off of right against false answers by bench/answers/curve.ts.
  */
 import { contentTerms, expandTerms, normalizeArabic } from '../knowledge/index.js';
+import { answerTypeOf } from './chat.answer-types.js';
 import type { Citation } from './chat.tables.js';
 
 export interface KbPassage {
@@ -57,15 +61,17 @@ export const ANSWER_RULES: AnswerRules = {
   nearBest: 0.75,
   // Fitted by bench/answers/calibrate.ts; the bias set for few false answers (docs/decisions.md).
   confidence: {
-    bias: -2.5,
+    bias: -2.35,
     weights: {
-      support: 0.729,
-      own: 1.034,
-      context: 0.425,
-      share: 2.024,
-      pairs: 0.342,
-      margin: 1.215,
-      inverseTerms: -2.117,
+      support: 0.476,
+      own: 0.593,
+      context: 0.36,
+      share: 1.552,
+      pairs: 0.282,
+      margin: 1.174,
+      inverseTerms: -2.398,
+      untyped: -1.152,
+      window: 1.345,
     },
   },
 };
@@ -158,6 +164,52 @@ interface Candidate {
   /** Unweighted share of the question's terms it holds, and of their neighbouring pairs it holds close together. */
   share: number;
   pairs: number;
+  /** Whether it holds the answer type the question expects (false when the question expects none). */
+  typed: boolean;
+  /** The sliding window's coverage of the question around it (windowScores). */
+  window: number;
+}
+
+/**
+ * MCTest's sliding window (Richardson, Burges and Renshaw, 2013), per sentence: the best
+ * IDF-weighted coverage of the question by a run of the passage's terms (as many as the question
+ * has, plus WINDOW_SLACK) that overlaps the sentence. It sees a question's words that an answer
+ * spreads over two neighbouring sentences, and how close together they stand.
+ */
+const WINDOW_SLACK = 8;
+function windowScores(
+  sentences: Sentence[],
+  queryTerms: string[],
+  weight: ReadonlyMap<string, number>,
+  standsFor: ReadonlyMap<string, string[]>,
+): number[] {
+  const tokens: { sentence: number; matches: string[] }[] = [];
+  sentences.forEach((sentence, index) => {
+    for (const term of sentence.sequence) tokens.push({ sentence: index, matches: standsFor.get(term) ?? [] });
+  });
+  const total = queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0) || 1;
+  const size = Math.min(tokens.length, queryTerms.length + WINDOW_SLACK);
+  const best = sentences.map(() => 0);
+  // The window slides one term at a time; the weight of the question's terms it holds is kept
+  // up to date from the term that enters and the one that leaves.
+  const inWindow = new Map<string, number>();
+  let held = 0;
+  const enter = (index: number, step: 1 | -1) => {
+    for (const term of tokens[index]!.matches) {
+      const count = (inWindow.get(term) ?? 0) + step;
+      inWindow.set(term, count);
+      if (count === (step === 1 ? 1 : 0)) held += step * (weight.get(term) ?? 0);
+    }
+  };
+  for (let end = 0; end < tokens.length; end++) {
+    enter(end, 1);
+    if (end >= size) enter(end - size, -1);
+    if (end < size - 1) continue;
+    const score = held / total;
+    for (let sentence = tokens[end - size + 1]!.sentence; sentence <= tokens[end]!.sentence; sentence++)
+      best[sentence] = Math.max(best[sentence]!, score);
+  }
+  return best;
 }
 
 /**
@@ -184,12 +236,33 @@ type Holds = (terms: ReadonlySet<string>, term: string) => boolean;
 const PROCLITICS = ['ب', 'ل', 'ك'];
 const ARABIC_TERM = /^[\u0600-\u06FF]{3,}$/;
 
-function holdsWith(alternatives: ReadonlyMap<string, string[][]>): Holds {
-  const holdsTerm = (terms: ReadonlySet<string>, term: string) =>
-    terms.has(term) || (ARABIC_TERM.test(term) && PROCLITICS.some((letter) => terms.has(letter + term)));
-  return (terms, term) =>
-    holdsTerm(terms, term) ||
-    (alternatives.get(term)?.some((sequence) => sequence.every((part) => holdsTerm(terms, part))) ?? false);
+interface Matching {
+  holds: Holds;
+  /** The question's terms a single sentence term stands for (itself, with a proclitic, or a one-word equivalent). */
+  standsFor: ReadonlyMap<string, string[]>;
+}
+
+function matching(queryTerms: string[]): Matching {
+  const terms = queryTerms.filter((term) => term !== NUMBER);
+  const { alternatives } = expandTerms(terms);
+  const holdsTerm = (held: ReadonlySet<string>, term: string) =>
+    held.has(term) || (ARABIC_TERM.test(term) && PROCLITICS.some((letter) => held.has(letter + term)));
+  const holds: Holds = (held, term) =>
+    holdsTerm(held, term) ||
+    (alternatives.get(term)?.some((sequence) => sequence.every((part) => holdsTerm(held, part))) ?? false);
+  const standsFor = new Map<string, string[]>();
+  const add = (word: string, term: string) => {
+    const list = standsFor.get(word) ?? [];
+    if (!list.includes(term)) standsFor.set(word, [...list, term]);
+  };
+  for (const term of terms) {
+    const forms = [term, ...(alternatives.get(term) ?? []).filter((sequence) => sequence.length === 1).flat()];
+    for (const form of forms) {
+      add(form, term);
+      if (ARABIC_TERM.test(form)) for (const letter of PROCLITICS) add(letter + form, term);
+    }
+  }
+  return { holds, standsFor };
 }
 
 /**
@@ -201,9 +274,10 @@ function holdsWith(alternatives: ReadonlyMap<string, string[][]>): Holds {
  */
 function candidates(
   queryTerms: string[],
+  type: ReturnType<typeof answerTypeOf>,
   passages: KbPassage[],
   split: Sentence[][],
-  holds: Holds,
+  { holds, standsFor }: Matching,
   rules: AnswerRules,
 ): Candidate[] {
   const all = split.flat();
@@ -250,6 +324,12 @@ function candidates(
     // The title reads as the question its first sentence answers, as an FAQ's question line does.
     let question: Sentence | null = { text: titleText, terms: title, sequence: titleTerms };
     let questionOwn = coverage((term) => holds(title, term));
+    const windows = windowScores(
+      sentences,
+      queryTerms.filter((term) => term !== NUMBER),
+      weight,
+      standsFor,
+    );
     sentences.forEach((sentence, position) => {
       const own = coverage((term) => holds(sentence.terms, term));
       if (isQuestion(sentence.text)) {
@@ -269,6 +349,8 @@ function candidates(
           context,
           share: queryTerms.filter((term) => holds(evidence.terms, term)).length / queryTerms.length,
           pairs: closePairs(queryTerms, evidence.sequence),
+          typed: type?.holds(text) ?? false,
+          window: windows[position]!,
         });
       question = null;
       questionOwn = 0;
@@ -288,9 +370,13 @@ export interface AnswerEvidence {
   margin: number;
   /** 1 / the number of the question's terms. */
   inverseTerms: number;
+  /** 1 when the question expects an answer type (chat.answer-types.ts) the sentence does not hold. */
+  untyped: number;
+  /** Its sliding window's IDF-weighted coverage of the question (MCTest's lexical baseline). */
+  window: number;
 }
 
-function evidence(top: Candidate, scored: Candidate[], terms: number): AnswerEvidence {
+function evidence(top: Candidate, scored: Candidate[], terms: number, typed: boolean): AnswerEvidence {
   const others = scored.filter((candidate) => candidate.passage !== top.passage).map((candidate) => candidate.context);
   return {
     support: top.support,
@@ -300,6 +386,8 @@ function evidence(top: Candidate, scored: Candidate[], terms: number): AnswerEvi
     pairs: top.pairs,
     margin: top.context - Math.max(0, ...others),
     inverseTerms: 1 / terms,
+    untyped: typed && !top.typed ? 1 : 0,
+    window: top.window,
   };
 }
 
@@ -311,14 +399,19 @@ function confidence(x: AnswerEvidence, rules: AnswerRules): number {
 
 /** The evidence of the best-supported sentence for `query` (null: no candidate), for the bench's calibration. */
 export function answerEvidence(query: string, passages: KbPassage[], rules = ANSWER_RULES) {
+  const found = scoreSentences(query, passages, rules);
+  return found && { text: found.top.text, evidence: found.evidence };
+}
+
+/** Every candidate sentence scored, the best-supported one (the first of equals) and its evidence. */
+function scoreSentences(query: string, passages: KbPassage[], rules: AnswerRules) {
   const queryTerms = questionTerms(query);
   if (queryTerms.length === 0 || passages.length === 0) return null;
-  const asksNumber = queryTerms.includes(NUMBER);
-  const split = splitPassages(passages, asksNumber);
-  const holds = holdsWith(expandTerms(queryTerms.filter((term) => term !== NUMBER)).alternatives);
-  const scored = candidates(queryTerms, passages, split, holds, rules);
+  const split = splitPassages(passages, queryTerms.includes(NUMBER));
+  const type = answerTypeOf(query);
+  const scored = candidates(queryTerms, type, passages, split, matching(queryTerms), rules);
   const top = scored.reduce<Candidate | null>((a, b) => (a && a.support >= b.support ? a : b), null);
-  return top ? { text: top.text, evidence: evidence(top, scored, queryTerms.length) } : null;
+  return top && { scored, top, evidence: evidence(top, scored, queryTerms.length, type !== null) };
 }
 
 function splitPassages(passages: KbPassage[], asksNumber: boolean): Sentence[][] {
@@ -334,21 +427,13 @@ function splitPassages(passages: KbPassage[], asksNumber: boolean): Sentence[][]
 
 export function answerFromKnowledge(query: string, passages: KbPassage[], rules = ANSWER_RULES): KbAnswer {
   const language = languageOf(query);
-  const queryTerms = questionTerms(query);
   const empty: KbAnswer = { sentences: [], citations: [], found: false, language };
-  if (queryTerms.length === 0 || passages.length === 0) return empty;
-
-  const asksNumber = queryTerms.includes(NUMBER);
-  const split = splitPassages(passages, asksNumber);
-  const holds = holdsWith(expandTerms(queryTerms.filter((term) => term !== NUMBER)).alternatives);
-  const scored = candidates(queryTerms, passages, split, holds, rules);
-  const top = scored.reduce<Candidate | null>((a, b) => (a && a.support >= b.support ? a : b), null);
-  if (!top) return empty;
-  const best = top.support;
-  if (best < rules.minSupport || confidence(evidence(top, scored, queryTerms.length), rules) < 0) return empty;
+  const found = scoreSentences(query, passages, rules);
+  if (!found || found.top.support < rules.minSupport || confidence(found.evidence, rules) < 0) return empty;
+  const { scored, top } = found;
   const seen = new Set<string>();
   const chosen = scored
-    .filter((candidate) => candidate.support >= Math.max(rules.minSupport, best * rules.nearBest))
+    .filter((candidate) => candidate.support >= Math.max(rules.minSupport, top.support * rules.nearBest))
     .sort((a, b) => b.support - a.support || a.passage - b.passage || a.position - b.position)
     .filter((candidate) => {
       const key = candidate.text.toLowerCase();
