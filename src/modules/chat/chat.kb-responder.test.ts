@@ -226,6 +226,13 @@ describe('text helpers', () => {
     expect(contentTerms('invoices include VAT')).toEqual(contentTerms('invoice includes vat'));
     expect(contentTerms('shipped shipping boxes')).toEqual(contentTerms('ship ship box'));
     expect(contentTerms('care')).not.toEqual(contentTerms('car'));
+    // English stems as PostgreSQL's Snowball "english" configuration makes them (Porter2).
+    expect(contentTerms('accountant billing subscriptions cancelled')).toEqual([
+      'account',
+      'bill',
+      'subscript',
+      'cancel',
+    ]);
     expect(contentTerms("I don't know the customer's order")).toEqual(contentTerms('customer order'));
     expect(contentTerms('والمرور')).toEqual(contentTerms('المرور'));
     expect(contentTerms('إعادة')).toEqual(contentTerms('اعاده'));

@@ -1,9 +1,12 @@
 /**
  * Content words of a text as the answerer and the query expansion compare them: lower case, NFKC,
- * Arabic letters in one form, stop words out, lightly stemmed (English suffixes; Arabic article,
- * conjunctions, prepositions and attached pronouns). PostgreSQL's Snowball configurations stay the
- * stemmers of the search itself; these terms only decide, within a few passages, which words meet.
+ * Arabic letters in one form, stop words out, stemmed (English by Porter2, as the search's
+ * Snowball configuration stems it; Arabic lightly: article, conjunctions, prepositions and
+ * attached pronouns). PostgreSQL's configurations stay the stemmers of the search itself; these
+ * terms only decide, within a few passages, which words meet.
  */
+import porter2 from 'wink-porter2-stemmer';
+
 const ARABIC_VARIANTS = /[\u064B-\u065F\u0670\u0640أإآٱىة]/g;
 const ARABIC_FORMS: Record<string, string> = { أ: 'ا', إ: 'ا', آ: 'ا', ٱ: 'ا', ى: 'ي', ة: 'ه' };
 
@@ -64,32 +67,20 @@ function stemArabic(word: string): string {
 }
 
 /**
- * "invoice" and "invoices", "issue" and "issued" meet on one stem; short words keep their e, so
- * that "care" and "car" or "rate" and "rat" stay apart.
+ * English words are stemmed by Porter2, the Snowball English stemmer that PostgreSQL's `english`
+ * configuration runs for the search (wink-porter2-stemmer), so that the answerer's words meet as
+ * the search's do ("billing" and "bill", "accountant" and "account"). Stems are kept for the
+ * words seen, up to a bound.
  */
-const withoutFinalE = (stem: string) => (stem.length > 4 && stem.endsWith('e') ? stem.slice(0, -1) : stem);
-
-const EN_SUFFIXES = [
-  ['ies', 'y'],
-  ['ing', ''],
-  ['ed', ''],
-  ['es', ''],
-  ['s', ''],
-] as const;
-
+const stems = new Map<string, string>();
 function stemEnglish(word: string): string {
-  if (word.length <= 3) return word;
-  for (const [suffix, replacement] of EN_SUFFIXES) {
-    if (!word.endsWith(suffix) || word.length - suffix.length < 3 || word.endsWith('ss')) continue;
-    // "-es" after a hissing sound ("boxes", "addresses"); elsewhere the e is the word's own ("invoices").
-    if (suffix === 'es' && !/(?:[xz]|ch|sh|ss)es$/.test(word)) continue;
-    let stem = word.slice(0, -suffix.length) + replacement;
-    // "shipped" and "shipping" come to "ship", "billing" keeps its double l.
-    if ((suffix === 'ing' || suffix === 'ed') && stem.length > 3 && /([^aeioulsz])\1$/.test(stem))
-      stem = stem.slice(0, -1);
-    return withoutFinalE(stem);
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    stem = porter2(word);
+    if (stems.size >= 50_000) stems.clear();
+    stems.set(word, stem);
   }
-  return withoutFinalE(word);
+  return stem;
 }
 
 const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu;
