@@ -69,7 +69,7 @@ function stemArabic(word: string): string {
 /**
  * English words are stemmed by Porter2, the Snowball English stemmer that PostgreSQL's `english`
  * configuration runs for the search (wink-porter2-stemmer), so that the answerer's words meet as
- * the search's do ("billing" and "bill", "accountant" and "account"). Stems are kept for the
+ * the search's do ("cancelled" and "cancel", "accountant" and "account"). Stems are kept for the
  * words seen, up to a bound.
  */
 const stems = new Map<string, string>();
