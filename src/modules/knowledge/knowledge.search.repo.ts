@@ -92,7 +92,13 @@ export interface TextLanes {
   details: ChunkDetails[];
 }
 
-/** BM25 over the postings (tf, chunk length, document frequency per company). */
+/**
+ * BM25 over the postings (tf, chunk length, document frequency per company). Each lexeme's
+ * document frequency is counted first (an index-only count per lexeme), then the postings are
+ * read once and scored as they stream into the per-chunk sums: materializing the postings to
+ * count them and joining them back cost about as much again as the scoring (SciFact at 101k
+ * chunks, bench/retrieval/latency.ts).
+ */
 function bm25Lane(input: TextLanesInput) {
   const { k1, b } = BM25;
   const { companyId, filters, depth } = input;
@@ -100,16 +106,17 @@ function bm25Lane(input: TextLanesInput) {
     stats as (
       select greatest(chunk_count, 1)::float8 as n, greatest(token_total::float8 / greatest(chunk_count, 1), 1) as avgdl
       from kb_corpus_stats where company_id = ${companyId}
-    ), postings as materialized (
-      select p.lexeme, p.chunk_id, p.tf, p.dl
-      from kb_postings p where p.company_id = ${companyId} and p.lexeme = any((select lexemes from q)::text[])
-    ), df as (
-      select lexeme, count(*)::float8 as df from postings group by lexeme
+    ), df as materialized (
+      select w.lexeme, d.df from unnest((select lexemes from q)::text[]) w(lexeme)
+      cross join lateral (
+        select count(*)::float8 as df from kb_postings p where p.company_id = ${companyId} and p.lexeme = w.lexeme
+      ) d
     ), scored as (
       select p.chunk_id,
              sum(ln(1 + (s.n - f.df + 0.5) / (f.df + 0.5)) * p.tf * (${k1}::float8 + 1)
                  / (p.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * p.dl / s.avgdl))) as score
-      from postings p join df f on f.lexeme = p.lexeme cross join stats s
+      from kb_postings p join df f on f.lexeme = p.lexeme cross join stats s
+      where p.company_id = ${companyId} and p.lexeme = any((select lexemes from q)::text[])
       group by p.chunk_id
     ), fulltext as (
       ${
