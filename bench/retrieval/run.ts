@@ -21,7 +21,8 @@ import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { createTenant, createUser } from '../../test/helpers/factories.js';
 import { loadDataset, type Dataset } from './datasets.js';
-import { fuse, LANE_WEIGHTS, RRF_K } from '../../src/modules/knowledge/knowledge.retrieval.js';
+import { fuse, LANE_WEIGHTS, RRF_K, withExpansion } from '../../src/modules/knowledge/knowledge.retrieval.js';
+import { contentTerms } from '../../src/modules/knowledge/knowledge.terms.js';
 import { SEARCH_SESSION_SETTINGS } from '../../src/modules/knowledge/knowledge.search.repo.js';
 import { ndcgAt, recallAt } from './metrics.js';
 import { benchDatabase } from '../lib/harness.js';
@@ -35,6 +36,10 @@ const { values } = parseArgs({
     reuse: { type: 'string' },
     /** Runs to do, by name prefix (comma-separated), e.g. "full text (BM25),docstore". */
     runs: { type: 'string' },
+    /** RM3 of the full-text run: feedback chunks, expansion terms, weight of the expansion pass. */
+    'rm3-docs': { type: 'string', default: '10' },
+    'rm3-terms': { type: 'string', default: '10' },
+    'rm3-weight': { type: 'string', default: '0.5' },
     'title-similarity': { type: 'string' },
   },
 });
@@ -129,7 +134,7 @@ async function main() {
     const runs: {
       name: string;
       lanes: { vector: boolean; fulltext: boolean; docstore: boolean };
-      ranking?: 'ts_rank_cd';
+      ranking?: 'ts_rank_cd' | 'rm3';
     }[] = [
       { name: 'full text (BM25)', lanes: { vector: false, fulltext: true, docstore: false } },
       {
@@ -137,6 +142,10 @@ async function main() {
         lanes: { vector: false, fulltext: true, docstore: false },
         ranking: 'ts_rank_cd',
       },
+      // Pseudo-relevance feedback (RM3, Lavrenko & Croft; Abdul-Jaleel et al.), measured here only:
+      // a relevance model of the top full-text chunks, its best new terms searched as a second
+      // BM25 pass and added to the first at --rm3-weight (as the lexicon's expansion is).
+      { name: 'full text + RM3', lanes: { vector: false, fulltext: true, docstore: false }, ranking: 'rm3' },
       { name: 'docstore (phrase + title trigram)', lanes: { vector: false, fulltext: false, docstore: true } },
       { name: 'vector', lanes: { vector: true, fulltext: false, docstore: false } },
       { name: 'fused (all enabled lanes)', lanes: { vector: true, fulltext: true, docstore: true } },
@@ -160,6 +169,41 @@ async function main() {
       });
       return { ndcg: ndcg / ranked.length, recall: recall / ranked.length };
     };
+    type Result = { document_id: string; chunk_id: string; scores: Record<string, number>; text?: string };
+    const fulltextOnly = { vector: false, fulltext: true, docstore: false };
+    /** RM3: P(t|R) = Σ_d P(t|d) · P(d|q) over the top chunks (P(d|q) ∝ BM25), the best terms not in the query. */
+    async function rm3(query: string): Promise<Result[]> {
+      const first = await container.knowledge.search(tenant.companyId, { query, topK: 50, lanes: fulltextOnly });
+      const feedback = first.results.slice(0, Number(values['rm3-docs']));
+      const total = feedback.reduce((sum, r) => sum + (r.scores.fulltext ?? 0), 0) || 1;
+      const own = new Set(contentTerms(query));
+      const model = new Map<string, { weight: number; words: Map<string, number> }>();
+      for (const result of feedback) {
+        const words = (result.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => contentTerms(w).length);
+        for (const word of words) {
+          const term = contentTerms(word)[0]!;
+          if (own.has(term)) continue;
+          const entry = model.get(term) ?? { weight: 0, words: new Map() };
+          entry.weight += ((result.scores.fulltext ?? 0) / total) * (1 / words.length);
+          entry.words.set(word, (entry.words.get(word) ?? 0) + 1);
+          model.set(term, entry);
+        }
+      }
+      const terms = [...model.values()].sort((a, b) => b.weight - a.weight).slice(0, Number(values['rm3-terms']));
+      const expansion = terms.map((t) => [...t.words].sort((a, b) => b[1] - a[1])[0]![0]).join(' ');
+      if (!expansion) return first.results;
+      const second = await container.knowledge.search(tenant.companyId, {
+        query: expansion,
+        topK: 50,
+        lanes: fulltextOnly,
+        expand: false,
+      });
+      const byChunk = new Map<string, Result>([...second.results, ...first.results].map((r) => [r.chunk_id, r]));
+      const hit = (r: Result) => ({ chunk_id: r.chunk_id, score: r.scores.fulltext ?? 0 });
+      return withExpansion(first.results.map(hit), second.results.map(hit), Number(values['rm3-weight']), 50).map((h) =>
+        byChunk.get(h.chunk_id)!,
+      );
+    }
     const selected = values.runs?.split(',');
     const chosen = selected ? runs.filter((run) => selected.some((prefix) => run.name.startsWith(prefix))) : runs;
     console.log(
@@ -175,7 +219,10 @@ async function main() {
       for (const query of queries) {
         const t0 = performance.now();
         let results: { document_id: string; chunk_id: string; scores: Record<string, number> }[];
-        if (run.ranking) {
+        if (run.ranking === 'rm3') {
+          results = await rm3(query.text);
+          vectorLane = 'disabled';
+        } else if (run.ranking) {
           const output = await container.knowledge.search(tenant.companyId, {
             query: query.text,
             topK: 50,
