@@ -13,7 +13,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/metrics.js';
 import { createCompaniesService, type Company, type CompaniesService } from './modules/companies/index.js';
 import { createCoherentCache } from './lib/coherent-cache.js';
-import { createListPages, type ListPages } from './http/list-cache.js';
+import { createListPages, pagesChanged, type ListPages } from './http/list-cache.js';
 import { createIdentityService, type IdentityService } from './modules/identity/index.js';
 import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
@@ -136,10 +136,14 @@ export function createContainer(options: ContainerOptions): Container {
         companyRecords.clear();
       },
       switchboard_serving_changed: () => serving.clear(),
-      // Agents, deployments, regions, collections or documents changed (migrations 0092, 0093).
-      switchboard_lists_changed: () => listPages.clear(),
-      // The payload is a company's id (migration 0014).
-      switchboard_knowledge_changed: (companyId) => knowledge.knowledgeChanged(companyId),
+      // Agents, deployments, regions or collections changed: the company's id, or a table's name
+      // when every company's pages must go (migrations 0092–0094).
+      switchboard_lists_changed: (payload) => pagesChanged(listPages, payload),
+      // The payload is a company's id (migration 0014); its documents are on its list pages too.
+      switchboard_knowledge_changed: (companyId) => {
+        knowledge.knowledgeChanged(companyId);
+        pagesChanged(listPages, companyId);
+      },
     },
     (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
   );

@@ -259,4 +259,35 @@ describe('list page cache', () => {
     expect(streamed.body).toContain('event: end');
     expect(await handled()).toBe(1);
   });
+
+  it("a change to one company's rows clears that company's pages on the other instances, not another company's", async () => {
+    const make = async () => {
+      const tenant = await createTenant(here.container);
+      const agent = await createAgent(here.container, tenant);
+      return { tenant, deploymentId: (await createDeployment(here.app, tenant, agent.id)).id };
+    };
+    const a = await make();
+    const b = await make();
+    const status = async (app: TestApp, tenant: TestTenant) => (await deployments(app, tenant)).data[0]!.status;
+    const setStatus = (id: string, value: 'pending' | 'active' | 'paused') =>
+      here.container.db.updateTable('deployments').set({ status: value }).where('id', '=', id).execute();
+    // Notifications arrive in commit order: once `there` shows b's change, a's earlier ones are in.
+    expect(await status(there, b.tenant)).toBe('pending');
+    await setStatus(b.deploymentId, 'paused');
+    expect(await eventually(async () => (await status(there, b.tenant)) === 'paused')).toBe(true);
+    expect(await status(there, a.tenant)).toBe('pending');
+
+    // a's row changes with its triggers off (nothing is notified): only clearing a's pages would show it.
+    await here.container.db.transaction().execute(async (trx) => {
+      await sql`set local session_replication_role = replica`.execute(trx);
+      await sql`update deployments set status = 'paused' where id = ${a.deploymentId}`.execute(trx);
+    });
+    await setStatus(b.deploymentId, 'active');
+    expect(await eventually(async () => (await status(there, b.tenant)) === 'active')).toBe(true);
+    expect(await status(uncached, a.tenant)).toBe('paused');
+    expect(await status(there, a.tenant)).toBe('pending');
+    // A change of a's own rows clears its pages.
+    await setStatus(a.deploymentId, 'active');
+    expect(await eventually(async () => (await status(there, a.tenant)) === 'active')).toBe(true);
+  });
 });

@@ -7,9 +7,11 @@
  * is answered with those bytes without running the handler. Lists answer the same to every member
  * of a company, so the role is not part of the key.
  *
- * Coherence: every table the cached lists read has a statement-level trigger notifying
- * `switchboard_lists_changed` (migrations 0092, 0093), which clears the whole cache on every
- * instance, for every write path (API, workers, other instances, direct SQL). This instance also
+ * Coherence: every table the cached lists read has triggers notifying `switchboard_lists_changed`
+ * (or, for documents, `switchboard_knowledge_changed`) with the id of each company whose rows
+ * changed (migration 0094), which clears those companies' pages on every instance, for every write
+ * path (API, workers, other instances, direct SQL); a truncate, a change to regions (every company
+ * reads them) or a listener that reconnects clears every page (`pagesChanged`). This instance also
  * clears a company's pages itself when a write request of that company is answered (or the whole
  * cache, for a write without a company), so a list right after a write through this instance
  * shows it without waiting for the notification; the chat module clears a company's pages when a
@@ -120,6 +122,17 @@ export function createListPages(options: {
       count = 0;
     },
   };
+}
+
+const COMPANY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A change notification's effect: a company's id as the payload clears that company's pages;
+ * anything else (a table's name, none: the listener reconnected) clears every page.
+ */
+export function pagesChanged(cache: ListPages, payload: string | undefined): void {
+  if (payload && COMPANY_ID.test(payload)) cache.clearCompany(payload);
+  else cache.clear();
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
