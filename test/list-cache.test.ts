@@ -2,7 +2,7 @@
  * The per-company cache of list pages (agents, deployments, collections, documents; src/http/list-cache.ts):
  * byte-identical to an uncached instance, a write through an instance shows there at once, and
  * every other write (another instance, the ingestion and roll-out workers, direct SQL, deletes)
- * shows as soon as the database's notification lands (migration 0092). One company's page is
+ * shows as soon as the database's notification lands (migrations 0092–0094, per company). One company's page is
  * never served to another. The agents list's performance figures show a turn at once on the
  * instance that answered it and within the route's maximum age on the others.
  */
