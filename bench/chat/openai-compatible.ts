@@ -12,7 +12,15 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
-import { apiClient, benchDatabase, benchPort, startFakeProviderProcess, startService } from '../lib/harness.js';
+import {
+  apiClient,
+  benchDatabase,
+  benchPort,
+  fakeProviderEnv,
+  startBenchService,
+  startFakeProviderProcess,
+  until,
+} from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: { samples: { type: 'string', default: '300' }, tokens: { type: 'string', default: '20' } },
@@ -41,14 +49,6 @@ async function firstToken(url: string, init: RequestInit, marker: string): Promi
 }
 
 const api = apiClient(base, apiKey);
-
-async function until(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 600; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out: ${what}`);
-}
 
 async function setUp(): Promise<string> {
   const topics = ['refund', 'shipping', 'password', 'invoice', 'subscription'];
@@ -91,20 +91,10 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main() {
   const fake = await startFakeProviderProcess();
   const database = await benchDatabase();
-  const server = await startService(port, {
-    DATABASE_URL: database.url,
+  const server = await startBenchService(port, database, {
     BOOTSTRAP_API_KEY: apiKey,
     BOOTSTRAP_API_TOKEN: apiToken,
-    LLM_PROVIDERS: JSON.stringify([
-      { name: 'fake', type: 'openai', base_url: fake.url, api_key: 'sk-fake', models: ['gpt-bench'] },
-    ]),
-    EMBEDDINGS_PROVIDER: 'none',
-    RATE_LIMIT_CHAT_STREAM_PER_MINUTE: '10000000',
-    RATE_LIMIT_CHAT_PER_MINUTE: '10000000',
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
-  }).catch(async (error: unknown) => {
-    await database.drop();
-    throw error;
+    ...fakeProviderEnv(fake.url),
   });
   try {
     const agentKey = await setUp();

@@ -21,7 +21,15 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
 import { createAiSdkLanguageModels } from '../../src/adapters/ai-sdk/ai-sdk-llm.js';
-import { apiClient, benchDatabase, benchPort, startFakeProviderProcess, startService } from '../lib/harness.js';
+import {
+  apiClient,
+  benchDatabase,
+  benchPort,
+  fakeProviderEnv,
+  percentile,
+  startBenchService,
+  startFakeProviderProcess,
+} from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -91,17 +99,15 @@ async function timeStream(url: string, init: RequestInit, tokenMarker: string, s
   return { ttfb, firstToken, lastToken, events };
 }
 
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const fmt = (n: number) => n.toFixed(2).padStart(7);
 function summary(name: string, xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
   return {
     name,
-    p50: pct(s, 50),
-    p90: pct(s, 90),
-    p99: pct(s, 99),
-    line: `${name.padEnd(44)} p50 ${fmt(pct(s, 50))} ms   p90 ${fmt(pct(s, 90))} ms   p99 ${fmt(pct(s, 99))} ms`,
+    p50: percentile(s, 50),
+    p90: percentile(s, 90),
+    p99: percentile(s, 99),
+    line: `${name.padEnd(44)} p50 ${fmt(percentile(s, 50))} ms   p90 ${fmt(percentile(s, 90))} ms   p99 ${fmt(percentile(s, 99))} ms`,
   };
 }
 
@@ -111,25 +117,12 @@ async function main() {
   const fake = await startFakeProviderProcess();
   const database = await benchDatabase();
   const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
-  const server = await startService(
+  const server = await startBenchService(
     port,
-    {
-      DATABASE_URL: database.url,
-      DATABASE_POOL_MAX: '20',
-      BOOTSTRAP_API_KEY: apiKey,
-      BOOTSTRAP_API_TOKEN: apiToken,
-      LLM_PROVIDERS: JSON.stringify([
-        { name: 'fake', type: 'openai', base_url: fake.url, api_key: 'sk-fake', models: ['gpt-bench'] },
-      ]),
-      EMBEDDINGS_PROVIDER: 'none',
-      RATE_LIMIT_CHAT_STREAM_PER_MINUTE: '10000000',
-      RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
-    },
+    database,
+    { DATABASE_POOL_MAX: '20', BOOTSTRAP_API_KEY: apiKey, BOOTSTRAP_API_TOKEN: apiToken, ...fakeProviderEnv(fake.url) },
     { nodeArgs: profile, stdio: ['ignore', 'inherit', 'inherit'] },
-  ).catch(async (error: unknown) => {
-    await database.drop();
-    throw error;
-  });
+  );
   try {
     // A small help centre, so that each turn's knowledge search finds passages for the prompt.
     const topics = [

@@ -23,7 +23,15 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
-import { apiClient, benchDatabase, benchPort, startFakeProviderProcess, startService } from '../lib/harness.js';
+import {
+  apiClient,
+  benchDatabase,
+  benchPort,
+  fakeProviderEnv,
+  percentile,
+  startBenchService,
+  startFakeProviderProcess,
+} from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -53,15 +61,13 @@ setGlobalDispatcher(
   new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 60_000, bodyTimeout: 120_000 }),
 );
 
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const fmt = (n: number) => n.toFixed(2).padStart(7);
 function summary(name: string, xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
   return {
-    p50: pct(s, 50),
-    p99: pct(s, 99),
-    line: `${name.padEnd(52)} p50 ${fmt(pct(s, 50))} ms   p90 ${fmt(pct(s, 90))} ms   p99 ${fmt(pct(s, 99))} ms   (n ${xs.length})`,
+    p50: percentile(s, 50),
+    p99: percentile(s, 99),
+    line: `${name.padEnd(52)} p50 ${fmt(percentile(s, 50))} ms   p90 ${fmt(percentile(s, 90))} ms   p99 ${fmt(percentile(s, 99))} ms   (n ${xs.length})`,
   };
 }
 
@@ -144,27 +150,12 @@ async function main() {
   const fake = await startFakeProviderProcess();
   const database = await benchDatabase();
   const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
-  const server = await startService(
+  const server = await startBenchService(
     port,
-    {
-      DATABASE_URL: database.url,
-      DATABASE_POOL_MAX: '20',
-      BOOTSTRAP_API_KEY: apiKey,
-      BOOTSTRAP_API_TOKEN: apiToken,
-      LLM_PROVIDERS: JSON.stringify([
-        { name: 'fake', type: 'openai', base_url: fake.url, api_key: 'sk-fake', models: ['gpt-bench'] },
-      ]),
-      EMBEDDINGS_PROVIDER: 'none',
-      RATE_LIMIT_CHAT_STREAM_PER_MINUTE: '10000000',
-      RATE_LIMIT_CHAT_PER_MINUTE: '10000000',
-      RATE_LIMIT_CHAT_CONVERSATIONS_PER_MINUTE: '10000000',
-      RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
-    },
+    database,
+    { DATABASE_POOL_MAX: '20', BOOTSTRAP_API_KEY: apiKey, BOOTSTRAP_API_TOKEN: apiToken, ...fakeProviderEnv(fake.url) },
     { nodeArgs: profile, stdio: ['ignore', 'inherit', 'inherit'] },
-  ).catch(async (error: unknown) => {
-    await database.drop();
-    throw error;
-  });
+  );
   try {
     const upload = await api('POST', '/api/public/documents/upload/article', {
       document_title: 'Delivery times',
@@ -307,7 +298,7 @@ async function main() {
           ).line,
         );
         console.log(
-          `DB pool: open max ${Math.max(...pool.map((p) => p.total))}, waiting p50 ${pct(waiting, 50)} p99 ${pct(waiting, 99)} max ${waiting.at(-1)}; samples with waiters ${((pool.filter((p) => p.waiting > 0).length / pool.length) * 100).toFixed(0)} %`,
+          `DB pool: open max ${Math.max(...pool.map((p) => p.total))}, waiting p50 ${percentile(waiting, 50)} p99 ${percentile(waiting, 99)} max ${waiting.at(-1)}; samples with waiters ${((pool.filter((p) => p.waiting > 0).length / pool.length) * 100).toFixed(0)} %`,
         );
       }
     }

@@ -16,7 +16,7 @@
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { benchDatabase, benchPort, formatResult, startService } from '../lib/harness.js';
+import { benchDatabase, benchPort, formatResult, startBenchService } from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -120,16 +120,7 @@ async function seedDeployments(databaseUrl: string, agentId: string) {
 async function main() {
   const database = await benchDatabase();
   const databaseUrl = database.url;
-  const server = await startService(port, {
-    DATABASE_URL: databaseUrl,
-    BOOTSTRAP_API_KEY: key,
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
-    RUN_WORKERS: 'true',
-    EMBEDDINGS_PROVIDER: 'none',
-  }).catch(async (error: unknown) => {
-    await database.drop();
-    throw error;
-  });
+  const server = await startBenchService(port, database, { BOOTSTRAP_API_KEY: key, RUN_WORKERS: 'true' });
   try {
     const agent = await api<{ id: string }>('POST', '/api/public/agents', {
       title: 'Bench agent',

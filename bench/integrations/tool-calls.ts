@@ -32,7 +32,15 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
 import { ORDERS_QUERY, orderSearch } from '../../src/adapters/connectors/shopify/shopify.graphql.js';
-import { apiClient, benchDatabase, benchPort, formatResult, ROOT, startService } from '../lib/harness.js';
+import {
+  apiClient,
+  benchDatabase,
+  benchPort,
+  formatResult,
+  percentile,
+  ROOT,
+  startBenchService,
+} from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -84,15 +92,13 @@ async function startPeers(): Promise<Peers & { close(): Promise<void> }> {
 
 const api = apiClient(base, apiKey);
 
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const fmt = (n: number) => n.toFixed(2).padStart(7);
 function summary(name: string, xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
   return {
-    p50: pct(s, 50),
-    p95: pct(s, 95),
-    line: `${name.padEnd(52)} p50 ${fmt(pct(s, 50))} ms   p95 ${fmt(pct(s, 95))} ms   p99 ${fmt(pct(s, 99))} ms`,
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    line: `${name.padEnd(52)} p50 ${fmt(percentile(s, 50))} ms   p95 ${fmt(percentile(s, 95))} ms   p99 ${fmt(percentile(s, 99))} ms`,
   };
 }
 const load = () =>
@@ -121,20 +127,12 @@ async function deploy(agentId: string) {
 async function main() {
   const peers = await startPeers();
   const database = await benchDatabase();
-  const server = await startService(port, {
-    DATABASE_URL: database.url,
-    DATABASE_POOL_MAX: '20',
-    BOOTSTRAP_API_KEY: apiKey,
-    BOOTSTRAP_API_TOKEN: apiToken,
-    ALLOW_PRIVATE_URLS: 'true',
-    EMBEDDINGS_PROVIDER: 'none',
-    RATE_LIMIT_CHAT_PER_MINUTE: '10000000',
-    RATE_LIMIT_CHAT_CONVERSATIONS_PER_MINUTE: '10000000',
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
-  }).catch(async (error: unknown) => {
-    await Promise.all([database.drop(), peers.close()]);
-    throw error;
-  });
+  const server = await startBenchService(
+    port,
+    database,
+    { DATABASE_POOL_MAX: '20', BOOTSTRAP_API_KEY: apiKey, BOOTSTRAP_API_TOKEN: apiToken, ALLOW_PRIVATE_URLS: 'true' },
+    { cleanUp: () => Promise.all([database.drop(), peers.close()]) },
+  );
   try {
     const upload = await api('POST', '/api/public/documents/upload/article', {
       document_title: 'Delivery times',

@@ -18,7 +18,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { apiClient, benchDatabase, benchPort, formatResult, startService } from '../lib/harness.js';
+import { apiClient, benchDatabase, benchPort, formatResult, startBenchService } from '../lib/harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,16 +38,7 @@ const load = () =>
     .join(' ');
 
 const database = await benchDatabase();
-const service = await startService(benchPort(), {
-  DATABASE_URL: database.url,
-  BOOTSTRAP_API_KEY: key,
-  RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
-  RUN_WORKERS: 'false',
-  EMBEDDINGS_PROVIDER: 'none',
-}).catch(async (error: unknown) => {
-  await database.drop();
-  throw error;
-});
+const service = await startBenchService(benchPort(), database, { BOOTSTRAP_API_KEY: key, RUN_WORKERS: 'false' });
 
 const api = apiClient(service.base, key);
 

@@ -83,6 +83,57 @@ export async function startService(
   return { base, process: child, stop };
 }
 
+/** Every per-minute rate limit lifted: a bench measures the service, not its limiter's refusals. */
+export const LIFTED_RATE_LIMITS = {
+  RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
+  RATE_LIMIT_CHAT_PER_MINUTE: '10000000',
+  RATE_LIMIT_CHAT_STREAM_PER_MINUTE: '10000000',
+  RATE_LIMIT_CHAT_CONVERSATIONS_PER_MINUTE: '10000000',
+};
+
+/** LLM_PROVIDERS naming the fake provider (bench/lib/fake-provider-process.ts) as `fake:gpt-bench`. */
+export function fakeProviderEnv(url: string): { LLM_PROVIDERS: string } {
+  return {
+    LLM_PROVIDERS: JSON.stringify([
+      { name: 'fake', type: 'openai', base_url: url, api_key: 'sk-fake', models: ['gpt-bench'] },
+    ]),
+  };
+}
+
+/**
+ * The service on `database` for a bench: no embedder, rate limits lifted, then `env`; when it
+ * does not start, `cleanUp` (by default the database's drop) runs before the error is thrown.
+ */
+export async function startBenchService(
+  port: number,
+  database: BenchDatabase,
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; stdio?: StdioOptions; cleanUp?: () => Promise<unknown> } = {},
+): Promise<BenchService> {
+  return startService(
+    port,
+    { DATABASE_URL: database.url, EMBEDDINGS_PROVIDER: 'none', ...LIFTED_RATE_LIMITS, ...env },
+    options,
+  ).catch(async (error: unknown) => {
+    await (options.cleanUp ?? database.drop)();
+    throw error;
+  });
+}
+
+/** Polls `check` every 50 ms until it holds; throws naming `what` after 30 s. */
+export async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out: ${what}`);
+}
+
+/** The p-th percentile of sorted samples (nearest rank, as every bench here reads it). */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
 /** One line of an autocannon result: requests/s, p50, p99, failures. */
 export function formatResult(name: string, result: autocannon.Result, width = 36): string {
   return `${name.padEnd(width)} ${result.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(result.latency.p50).padStart(4)} ms   p99 ${String(result.latency.p99).padStart(4)} ms   non-2xx ${result.non2xx}   errors ${result.errors}`;

@@ -12,7 +12,7 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
-import { apiClient, benchDatabase, benchPort, startService } from '../lib/harness.js';
+import { apiClient, benchDatabase, benchPort, startBenchService, until } from '../lib/harness.js';
 
 const { values } = parseArgs({ options: { samples: { type: 'string', default: '300' } } });
 const samples = Number(values.samples);
@@ -24,14 +24,6 @@ const US_EAST = '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001';
 setGlobalDispatcher(new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 60_000 }));
 
 const api = apiClient(base, apiKey);
-
-async function until(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 600; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out: ${what}`);
-}
 
 async function deploy(type: 'agent' | 'workflow', id: string, channel: string) {
   const deployment = await api('POST', '/api/public/deployments', {
@@ -105,17 +97,7 @@ async function turn(agentKey: string, query: string): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const database = await benchDatabase();
-const server = await startService(port, {
-  DATABASE_URL: database.url,
-  BOOTSTRAP_API_KEY: apiKey,
-  BOOTSTRAP_API_TOKEN: apiToken,
-  EMBEDDINGS_PROVIDER: 'none',
-  RATE_LIMIT_CHAT_PER_MINUTE: '10000000',
-  RATE_LIMIT_PUBLIC_PER_MINUTE: '10000000',
-}).catch(async (error: unknown) => {
-  await database.drop();
-  throw error;
-});
+const server = await startBenchService(port, database, { BOOTSTRAP_API_KEY: apiKey, BOOTSTRAP_API_TOKEN: apiToken });
 try {
   const { agentKey, workflowKey } = await setUp();
   const query = 'When is the invoice sent?';
