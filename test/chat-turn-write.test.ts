@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { chat, chatSetup } from './helpers/chat.js';
 import { fakeProviders, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
+import { waitForWaiters } from './helpers/locks.js';
 
 let t: TestApp;
 let fake: FakeOpenAi;
@@ -138,21 +139,12 @@ describe('the turn write', () => {
     let replies: Awaited<ReturnType<typeof chat>>[] = [];
     let turns: Promise<Awaited<ReturnType<typeof chat>>[]> = Promise.resolve([]);
     await t.container.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid from conversations
-        where id = ${conversationId} for update`.execute(trx);
+      await sql`select id from conversations where id = ${conversationId} for update`.execute(trx);
       turns = Promise.all(
         [1, 2].map((i) => chat(t.app, setup, { query: `First ${i}`, conversation_id: conversationId })),
       );
-      for (;;) {
-        // Both wait for this transaction (one directly, the other may queue behind the first).
-        const waiting = await sql<{ n: number }>`with direct as (
-            select pid from pg_stat_activity where ${rows[0]!.pid}::int = any(pg_blocking_pids(pid)))
-          select count(*)::int as n from pg_stat_activity a
-          where a.pid in (select pid from direct)
-            or exists (select 1 from direct d where d.pid = any(pg_blocking_pids(a.pid)))`.execute(t.container.db);
-        if (waiting.rows[0]!.n >= 2) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      // Both wait for this transaction (one directly, the other may queue behind the first).
+      await waitForWaiters(trx, t.container.db, 2);
     });
     replies = await turns;
     replies.push(
@@ -220,14 +212,8 @@ describe('the turn write', () => {
     let turn: ReturnType<typeof chat> = Promise.resolve(first);
     await t.container.db.transaction().execute(async (trx) => {
       await close(trx, conversationId, queryId!);
-      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
       turn = chat(t.app, setup, { query: 'Anyone there?', conversation_id: conversationId });
-      for (;;) {
-        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-          where ${rows[0]!.pid}::int = any(pg_blocking_pids(pid))`.execute(t.container.db);
-        if (waiting.rows[0]!.n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitForWaiters(trx, t.container.db);
     });
     const refused = await turn;
     expect(refused.statusCode).toBe(409);

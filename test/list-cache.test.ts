@@ -12,6 +12,7 @@ import { createTestApp, type TestApp } from './helpers/app.js';
 import { control, createAgent, createDeployment, waitForRollout } from './helpers/deployments.js';
 import { chat, chatSetup } from './helpers/chat.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
+import { waitForWaiters } from './helpers/locks.js';
 import { uploadArticle, waitForTask } from './knowledge/helpers.js';
 
 let here: TestApp;
@@ -237,21 +238,14 @@ describe('list page cache', () => {
     // Hold the conversation's row: the turn's write waits for it after its response has begun
     // (that request's own clearing is behind us); a list read then caches the figures before it.
     await here.container.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid from conversations
-        where id = ${conversationId} for update`.execute(trx);
-      const holder = rows[0]!.pid;
+      await sql`select id from conversations where id = ${conversationId} for update`.execute(trx);
       stream = here.app.inject({
         method: 'POST',
         url: '/api/v1/chat/agent/stream',
         headers: setup.token,
         payload: { agent_key: setup.agentKey, query: 'Where is my order?', conversation_id: conversationId },
       });
-      for (;;) {
-        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-          where ${holder}::int = any(pg_blocking_pids(pid))`.execute(here.container.db);
-        if (waiting.rows[0]!.n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitForWaiters(trx, here.container.db);
       expect(await handled()).toBe(0);
     });
     const streamed = await stream;
