@@ -47,6 +47,7 @@ import { openAiRoutes } from './modules/openai-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 import { voiceAgentsRoutes, voiceRespondRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
+import { widgetKeyRoutes, widgetPublicRoutes, widgetScriptRoute } from './modules/widget/index.js';
 import { Workflow, workflowsRoutes } from './modules/workflows/index.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
@@ -170,6 +171,11 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
           apiToken: { type: 'apiKey', in: 'header', name: 'x-api-token', description: 'Chat token (ct_…)' },
           chatBearer: { type: 'http', scheme: 'bearer', description: 'Chat token (ct_…) as an OpenAI API key (/v1)' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when the instance sets one' },
+          visitorToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A widget visitor token (POST /widget/v1/{key}/sessions)',
+          },
         },
       },
     },
@@ -301,6 +307,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(collectionsRoutes(container.knowledge));
       await publicApi.register(agentsRoutes(container.agents));
       await publicApi.register(deploymentsRoutes(container.deployments));
+      await publicApi.register(widgetKeyRoutes(container.widget));
       await publicApi.register(workflowsRoutes(container.workflows));
       await publicApi.register(integrationsRoutes(container.integrations));
       await publicApi.register(voiceAgentsRoutes(container.voiceAgents));
@@ -338,6 +345,24 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await openAi.register(openAiRoutes(container.openAi, { limits, heartbeatMs: config.chat.heartbeatMs }));
     },
     { prefix: '/v1' },
+  );
+
+  // The web widget: its script, and public routes per publishable key (CORS for the key's origins,
+  // visitor tokens; no API key). Errors in the `{detail, status_code}` shape.
+  await app.register(widgetScriptRoute(container.widget));
+  await app.register(
+    async (widget) => {
+      widget.addHook('onRoute', (route) => {
+        if (route.method !== 'OPTIONS') route.schema = { security: [], ...route.schema };
+      });
+      await widget.register(
+        widgetPublicRoutes(container.widget, {
+          limits: { enabled: limits.enabled, ...config.widget },
+          heartbeatMs: config.chat.heartbeatMs,
+        }),
+      );
+    },
+    { prefix: '/widget/v1' },
   );
 
   // Support queries and team notifications: full paths, one scope so both families share the

@@ -3,6 +3,7 @@
  * a bad value throws a ConfigError naming the variable, and the entry point exits with it.
  */
 import path from 'node:path';
+import { widgetConfig, type WidgetConfig } from './config.widget.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -415,9 +416,9 @@ export interface Config {
   chat: ChatConfig;
   speech: SpeechConfig;
   tts: TtsConfig;
-  /** Support queries and team notifications. */
   insights: InsightsConfig;
   integrations: IntegrationsConfig;
+  widget: WidgetConfig;
 }
 
 /** The process environment with `overrides` on top (the CLI runs its commands without workers). */
@@ -486,6 +487,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     speech: speechConfig(env),
     tts: ttsConfig(env),
     integrations: integrationsConfig(env),
+    widget: widgetConfig(env, { int, bool }),
   };
   return deepFreeze(config);
 }

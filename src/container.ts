@@ -3,6 +3,7 @@
  * validated config. Nothing else constructs these; tests build a container of their own.
  */
 import { Redis } from 'ioredis';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { createOutboxMailer } from './adapters/outbox/outbox-mailer.js';
 import { createSmtpMailer } from './adapters/smtp/smtp-mailer.js';
@@ -39,6 +40,7 @@ import { createWorkflowsService, type WorkflowsService } from './modules/workflo
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
+import { createWidgetModule, type WidgetModule, type WidgetRecord } from './modules/widget/index.js';
 import {
   createVoiceAgentsModule,
   createVoiceRespond,
@@ -88,6 +90,8 @@ export interface Container {
   voiceSpeech: VoiceSpeechService;
   /** Voice turns: a voice agent's main agent answers through the chat turn, spoken. */
   voiceRespond: VoiceRespond;
+  /** The web widget: keys, visitor sessions, its turns through chat, the script. */
+  widget: WidgetModule;
   /** Starts the job queue (and its workers when config.runWorkers). */
   start(): Promise<void>;
   /** Stops workers, then closes the queue, Redis and the database pool. */
@@ -135,7 +139,10 @@ export function createContainer(options: ContainerOptions): Container {
         callers.clear();
         companyRecords.clear();
       },
-      switchboard_serving_changed: () => serving.clear(),
+      switchboard_serving_changed: () => {
+        serving.clear();
+        widgetRecords.clear();
+      },
       // Agents, deployments, regions or collections changed: the company's id, or a table's name
       // when every company's pages must go (migrations 0092–0094).
       switchboard_lists_changed: (payload) => pagesChanged(listPages, payload),
@@ -151,6 +158,7 @@ export function createContainer(options: ContainerOptions): Container {
   const callers = createCoherentCache<UserCaller | ChatCaller>(cacheOptions);
   const companyRecords = createCoherentCache<Company>(cacheOptions);
   const serving = createCoherentCache<ServingRecord>(cacheOptions);
+  const widgetRecords = createCoherentCache<WidgetRecord>(cacheOptions);
   // Serialized list pages per company (src/http/list-cache.ts): at most 1,000 of 64 KiB.
   const listPages = createListPages({ ...cacheOptions, maxEntries: 1_000 });
   const mailer = config.mail.smtpUrl
@@ -203,7 +211,12 @@ export function createContainer(options: ContainerOptions): Container {
     workflows: { find: (companyId, id) => workflows.routing.find(companyId, id) },
     publicBaseUrl: config.publicBaseUrl,
     log: log.child({ module: 'deployments' }),
-    servingChanged: () => serving.clear(),
+    servingChanged: () => {
+      serving.clear();
+      widgetRecords.clear();
+    },
+    // The widget module is built below; `config.widget` is checked and sealed when a config is written.
+    channelConfig: { prepare: (input) => widget.configRules.prepare(input) },
   });
   for (const job of deploymentJobs(deployments)) queue.defineTask(job);
   const workflows = createWorkflowsService({
@@ -256,9 +269,10 @@ export function createContainer(options: ContainerOptions): Container {
     timeoutMs: config.integrations.timeoutMs,
     maxResponseBytes: config.integrations.maxResponseBytes,
   });
+  const box = createSecretBox(secretKey);
   const integrations = createIntegrationsModule({
     db,
-    box: createSecretBox(secretKey),
+    box,
     connectors: connectors.definitions,
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
@@ -278,6 +292,20 @@ export function createContainer(options: ContainerOptions): Container {
     stt: speech,
     maxAudioBytes: config.chat.maxAudioBytes,
     providerVoices,
+  });
+
+  const widget = createWidgetModule({
+    db,
+    clock,
+    config: config.widget,
+    secretKey,
+    box,
+    publicBaseUrl: config.publicBaseUrl,
+    chat,
+    stream: { heartbeatMs: config.chat.heartbeatMs, retryMs: config.chat.streamRetryMs },
+    // dist/web/widget.js beside src/ and dist/ alike (npm run build writes it).
+    scriptFile: fileURLToPath(new URL('../dist/web/widget.js', import.meta.url)),
+    records: widgetRecords,
   });
 
   let closed = false;
@@ -307,6 +335,7 @@ export function createContainer(options: ContainerOptions): Container {
     voiceAgents,
     voiceSpeech,
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
+    widget,
     async start() {
       await integrations.verifySecretKey();
       await queue.start({ workers: config.runWorkers });

@@ -549,7 +549,7 @@ describe('resolveForChat', () => {
 });
 
 describe('OpenAPI', () => {
-  it('documents the ten operations', async () => {
+  it("documents the ten operations and the widget's two", async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
       paths: Record<string, Record<string, { operationId?: string }>>;
     }>();
@@ -562,9 +562,11 @@ describe('OpenAPI', () => {
       'deleteDeployment',
       'getDeployment',
       'getDeploymentLogs',
+      'getDeploymentWidget',
       'listDeployments',
       'pauseDeployment',
       'resumeDeployment',
+      'rotateDeploymentWidgetKey',
       'startDeployment',
       'stopDeployment',
       'updateDeployment',

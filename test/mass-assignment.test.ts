@@ -32,10 +32,12 @@ const ids = {} as Record<
   | 'notification'
   | 'voiceAgent'
   | 'voiceId'
-  | 'workflow',
+  | 'workflow'
+  | 'widgetKey',
   string
 >;
 let chatHeaders: { 'x-api-token': string };
+let visitorHeaders: { authorization: string };
 
 beforeAll(async () => {
   t = await createTestApp({ RATE_LIMIT_ENABLED: 'false' });
@@ -62,6 +64,16 @@ beforeAll(async () => {
       .executeTakeFirstOrThrow()
   ).id;
   chatHeaders = (await tenant.chatToken()).headers;
+  ids.widgetKey = (
+    await t.app.inject({
+      method: 'GET',
+      url: `/api/public/deployments/${ids.deployment}/widget`,
+      headers: tenant.headers,
+    })
+  ).json<{ key: string }>().key;
+  visitorHeaders = {
+    authorization: `Bearer ${(await post(`/widget/v1/${ids.widgetKey}/sessions`, {}, {})).visitor_token}`,
+  };
   ids.conversation = (await post('/api/v1/chat/conversations', { agent_id: ids.agent }, chatHeaders)).id;
   ids.notification = (
     await t.container.notifications.notify(t.container.db, {
@@ -101,6 +113,8 @@ interface WriteRoute {
   body: () => Record<string, unknown>;
   family: Family;
   chat?: boolean;
+  /** A widget route, called with a visitor token. */
+  visitor?: boolean;
   /** Fields the route legitimately takes among the ones probed (checked elsewhere). */
   takes?: string[];
 }
@@ -301,6 +315,21 @@ const ROUTES: WriteRoute[] = [
     family: 'openai',
     chat: true,
   },
+  { method: 'POST', path: '/widget/v1/:widgetKey/sessions', body: () => ({}), family: 'detail-status', visitor: true },
+  {
+    method: 'POST',
+    path: '/widget/v1/:widgetKey/messages',
+    body: () => ({ text: 'hello' }),
+    family: 'detail-status',
+    visitor: true,
+  },
+  {
+    method: 'POST',
+    path: '/widget/v1/:widgetKey/conversations/:conversation/feedback',
+    body: () => ({ rating: 5 }),
+    family: 'detail-status',
+    visitor: true,
+  },
   {
     method: 'PATCH',
     path: '/team-notifications/:notification/users/:user/status',
@@ -383,7 +412,7 @@ describe('write routes refuse ids, tenancy, timestamps, authors and unknown keys
         const res = await t.app.inject({
           method: route.method,
           url: urlOf(route),
-          headers: route.chat ? chatHeaders : tenant.headers,
+          headers: route.chat ? chatHeaders : route.visitor ? visitorHeaders : tenant.headers,
           payload: { ...route.body(), [key]: value },
         });
         expect(res.statusCode, `${key}: ${res.body}`).toBe(400);

@@ -16,6 +16,7 @@ import type { KnowledgeTables } from '../modules/knowledge/knowledge.tables.js';
 import type { SupportTables } from '../modules/support-queries/support-queries.tables.js';
 import type { NotificationTables } from '../modules/team-notifications/team-notifications.tables.js';
 import type { VoiceAgentsTables } from '../modules/voice-agents/voice-agents.tables.js';
+import type { WidgetTables } from '../modules/widget/widget.tables.js';
 import type { WorkflowsTables } from '../modules/workflows/workflows.tables.js';
 
 /** Mail the outbox adapter keeps when no SMTP server is configured (or one refused it). */
@@ -43,6 +44,7 @@ export interface Database
     DeploymentsTables,
     IntegrationsTables,
     VoiceAgentsTables,
-    WorkflowsTables {
+    WorkflowsTables,
+    WidgetTables {
   email_outbox: EmailOutboxTable;
 }

@@ -50,9 +50,12 @@ function setHeaders(reply: FastifyReply, result: Required<Pick<LimitResult, 'max
   reply.header('ratelimit-reset', result.ttlInSeconds);
 }
 
+/** What a request is counted against: a credential header, or a function of the request (the widget's visitor or address). */
+export type RateSubject = 'x-api-key' | 'x-api-token' | ((request: FastifyRequest) => string);
+
 export function rateLimitHook(
   app: FastifyInstance,
-  header: 'x-api-key' | 'x-api-token',
+  header: RateSubject,
   windows: RateWindow[],
   enabled = true,
 ): onRequestAsyncHookHandler {
@@ -61,7 +64,8 @@ export function rateLimitHook(
     app.createRateLimit({
       max: window.max,
       timeWindow: window.windowMs,
-      keyGenerator: (request: FastifyRequest) => `${window.name}:${credentialOf(request, header)}`,
+      keyGenerator: (request: FastifyRequest) =>
+        `${window.name}:${typeof header === 'function' ? header(request) : credentialOf(request, header)}`,
     }),
   );
   return async (request, reply) => {

@@ -7,7 +7,7 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { ChatCaller } from '../../http/caller.js';
 import { AppError, ERROR_NAMES } from '../../http/errors.js';
-import type { ChatModule } from './index.js';
+import type { ChatModule, PreparedTurn } from './index.js';
 import type { ChatForm, StreamEvent } from './chat.schemas.js';
 import { openEventStream } from './chat.sse.js';
 
@@ -35,15 +35,43 @@ export async function streamTurn(
   options: StreamOptions,
   log: FastifyBaseLogger,
 ): Promise<void> {
-  const turn = await chat.turns.prepare(caller, form);
+  await streamPrepared(chat, reply, await chat.turns.prepare(caller, form), options, log);
+}
+
+/** What another channel's stream (the web widget's) adds to a turn's events. */
+export interface StreamHooks {
+  /** Rewrites an event before it is kept and sent (events keep their order; `end` waits for it). */
+  rewrite?: (event: StreamEvent) => Promise<StreamEvent>;
+  /** Work started alongside the turn that must succeed before its `end` (else the turn ends in an error). */
+  settled?: Promise<unknown>;
+}
+
+/** Streams a prepared turn through the stream hub (see `streamTurn`). */
+export async function streamPrepared(
+  chat: ChatModule,
+  reply: FastifyReply,
+  turn: PreparedTurn,
+  options: StreamOptions,
+  log: FastifyBaseLogger,
+  hooks: StreamHooks = {},
+): Promise<void> {
   const conversation_id = turn.conversation.id;
-  const live = chat.streams.open({ turnId: turn.id, companyId: caller.companyId, agentId: turn.agent.id });
+  const live = chat.streams.open({ turnId: turn.id, companyId: turn.caller.companyId, agentId: turn.agent.id });
   live.attach(openEventStream(reply, options.heartbeatMs, options.retryMs), -1);
-  live.push({ type: 'start', content: '', conversation_id });
+  const { rewrite } = hooks;
+  let queued: Promise<void> = Promise.resolve();
+  const push = rewrite
+    ? (event: StreamEvent) => {
+        queued = queued.then(async () => live.push(await rewrite(event).catch(() => event)));
+      }
+    : (event: StreamEvent) => live.push(event);
+  push({ type: 'start', content: '', conversation_id });
   try {
     const result = await chat.turns.run(turn, live.signal, (event) =>
-      live.push({ ...event, conversation_id } as StreamEvent),
+      push({ ...event, conversation_id } as StreamEvent),
     );
+    await hooks.settled;
+    await queued;
     live.push({
       type: 'end',
       content: '',
@@ -53,6 +81,7 @@ export async function streamTurn(
       response_time_ms: result.response_time_ms,
     });
   } catch (error) {
+    await queued;
     const status = error instanceof AppError ? error.statusCode : 500;
     if (!(error instanceof AppError)) log.error({ err: error }, 'chat stream failed');
     live.push({

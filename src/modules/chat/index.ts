@@ -26,6 +26,7 @@ export type { PreparedTurn, ServingRecord, TurnResult } from './chat.turns.js';
 export type { StreamEvent } from './chat.schemas.js';
 export { chatJobs } from './chat.escalation.js';
 export { chatRoutes } from './chat.routes.js';
+export { clientSignal, resumeStream, streamPrepared, type StreamHooks, type StreamOptions } from './chat.stream.js';
 export { Conversation, Message } from './chat.schemas.js';
 export type { AgentTool, AgentToolResult, AgentTools, ServedWorkflow, WorkflowRouter } from './chat.ports.js';
 

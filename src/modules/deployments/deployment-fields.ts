@@ -1,3 +1,5 @@
+import { isSealed } from '../../lib/secret-box.js';
+
 /**
  * Checks of the free-text fields of a deployment, pure. Each returns the normalized value or a
  * problem sentence; the service turns a problem into a 400 naming the field.
@@ -61,4 +63,25 @@ export function checkConfig(raw: string): FieldCheck {
     return { ok: false, problem: 'must be JSON text of an object, for example "{\\"greeting\\": \\"Hello\\"}"' };
   }
   return { ok: true, value: raw };
+}
+
+/** What a response shows in place of a sealed value of a config. */
+export const SEALED_MASK = '********';
+
+function mask(value: unknown): unknown {
+  if (isSealed(value)) return SEALED_MASK;
+  if (Array.isArray(value)) return value.map(mask);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, mask(inner)]));
+  return value;
+}
+
+/** A stored config as responses show it: sealed secrets (a widget's identity secret) masked. */
+export function showConfig(raw: string): string {
+  if (!raw.includes('enc:v1:')) return raw;
+  try {
+    return JSON.stringify(mask(JSON.parse(raw)));
+  } catch {
+    return raw;
+  }
 }

@@ -54,3 +54,18 @@ export interface WorkflowSource {
   /** The company's workflow, or undefined. */
   find(companyId: string, workflowId: string): Promise<DeployableWorkflow | undefined>;
 }
+
+/**
+ * A channel's own part of a deployment's `config` (the web widget's `config.widget`): checked,
+ * completed and its secrets sealed before the config is stored. Returns the config to store, or
+ * null to store it as sent; throws an AppError (400 naming the field) when it is wrong.
+ */
+export interface ChannelConfigRules {
+  prepare(input: {
+    companyId: string;
+    channel: string;
+    config: Record<string, unknown>;
+    /** The stored config on an update (secrets a client did not resend are kept from it). */
+    previous: Record<string, unknown> | null;
+  }): Record<string, unknown> | null;
+}

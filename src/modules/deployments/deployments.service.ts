@@ -9,7 +9,7 @@ import type { CompanyContext } from '../../http/caller.js';
 import type { PageOf } from '../../http/schemas.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { findAgent } from '../agents/index.js';
-import { checkChannel, checkConfig, checkLanguages, type FieldCheck } from './deployment-fields.js';
+import { checkChannel, checkConfig, checkLanguages, showConfig, type FieldCheck } from './deployment-fields.js';
 import {
   ACTION_WORDS,
   canUpdate,
@@ -21,6 +21,7 @@ import {
 } from './deployment-state.js';
 import { DeploymentErrors } from './deployments.errors.js';
 import type {
+  ChannelConfigRules,
   CollectionsReadiness,
   DeploymentNotification,
   DeploymentNotifier,
@@ -59,6 +60,8 @@ export interface DeploymentsDeps {
   };
   /** Called once deployments may have changed (this instance's serving cache; others hear it from the database). */
   servingChanged?: () => void;
+  /** A channel's part of the config (the widget's settings): checked and sealed before it is stored. */
+  channelConfig?: ChannelConfigRules | null;
 }
 
 export function toDeployment(row: repo.DeploymentRow): Deployment {
@@ -73,7 +76,7 @@ export function toDeployment(row: repo.DeploymentRow): Deployment {
     region_id: row.region_id,
     languages: row.languages,
     status: row.status,
-    config: row.config,
+    config: showConfig(row.config),
     error: row.error,
     agent_key: `agent:${row.deployable_id}:${row.channel}:${row.region_slug}`,
     created_at: row.created_at.toISOString(),
@@ -228,10 +231,24 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       }),
     );
 
+  /** The config to store: as sent, or as the channel's rules complete it (checked, secrets sealed). */
+  function channelConfig(companyId: string, channel: string, sent: string, previous: string | null): string {
+    const rules = deps.channelConfig;
+    if (!rules) return sent;
+    const prepared = rules.prepare({
+      companyId,
+      channel,
+      config: JSON.parse(sent) as Record<string, unknown>,
+      previous: previous === null ? null : (JSON.parse(previous) as Record<string, unknown>),
+    });
+    return prepared ? JSON.stringify(prepared) : sent;
+  }
+
   const service = {
     async create(context: CompanyContext, body: CreateDeploymentBody): Promise<Deployment> {
       const channel = field('channel', checkChannel(body.channel));
-      const config = body.config === undefined ? '{}' : field('config', checkConfig(body.config));
+      const sent = body.config === undefined ? '{}' : field('config', checkConfig(body.config));
+      const config = channelConfig(context.companyId, channel, sent, null);
       const id = await db.transaction().execute(async (trx) => {
         const served = await deployable(trx, context.companyId, body);
         await regionSlug(trx, body.region_id);
@@ -284,6 +301,13 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         db.transaction().execute(async (trx) => {
           const current = await lockOrThrow(trx, context.companyId, id);
           if (!canUpdate(current.status)) throw DeploymentErrors.deployingNoUpdate();
+          if (changes.config !== undefined)
+            changes.config = channelConfig(
+              context.companyId,
+              changes.channel ?? current.channel,
+              changes.config,
+              current.config,
+            );
           const slug = changes.region_id ? await regionSlug(trx, changes.region_id) : current.region_slug;
           const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter(
             (key) => changes[key] !== current[key],
