@@ -72,13 +72,13 @@ interface Wire {
 
 const MAX_WIRE_REASON = 300;
 
-export function createConversationEvents(deps: {
-  db: Db;
-  log: { warn(obj: object, msg: string): void };
-}) {
+export function createConversationEvents(deps: { db: Db; log: { warn(obj: object, msg: string): void } }) {
   /** This instance: its own NOTIFYs are published locally at commit, not again when heard. */
   const origin = randomUUID();
-  const subscribers = new Map<string, Set<{ conversationId: string | null; handler: (e: ConversationEvent) => void }>>();
+  const subscribers = new Map<
+    string,
+    Set<{ conversationId: string | null; handler: (e: ConversationEvent) => void }>
+  >();
 
   function publishOne(event: ConversationEvent) {
     const set = subscribers.get(event.company_id);
