@@ -26,7 +26,13 @@ import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
 import { createElevenLabsVoices } from './adapters/elevenlabs/elevenlabs-voices.js';
 import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
-import { chatJobs, createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
+import {
+  chatJobs,
+  CONVERSATION_EVENTS_CHANNEL,
+  createChatModule,
+  type ChatModule,
+  type ServingRecord,
+} from './modules/chat/index.js';
 import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
 import {
   createRollupFolder,
@@ -144,6 +150,8 @@ export function createContainer(options: ContainerOptions): Container {
         knowledge.knowledgeChanged(companyId);
         pagesChanged(listPages, companyId);
       },
+      // Hand-off events written by another instance (the chat module's conversation events).
+      [CONVERSATION_EVENTS_CHANNEL]: (payload) => chat.events.heard(payload),
     },
     (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
   );
@@ -238,6 +246,7 @@ export function createContainer(options: ContainerOptions): Container {
     workflows: workflows.routing,
     // A committed turn moved its agent's figures: this instance's agents list shows them at once.
     turnCommitted: (companyId) => listPages.clearCompany(companyId),
+    deliveryTimeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'chat' }),
   });
   for (const job of chatJobs(chat)) queue.define(job);
