@@ -359,6 +359,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         widgetPublicRoutes(container.widget, {
           limits: { enabled: limits.enabled, ...config.widget },
           heartbeatMs: config.chat.heartbeatMs,
+          retryMs: config.chat.streamRetryMs,
         }),
       );
     },

@@ -583,10 +583,31 @@ describe('feedback and conversation events', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
-    for await (const frame of readFrames(response)) {
-      expect(frame).toMatchObject({ type: 'status', data: { status: 'bot' } });
-      break;
-    }
+    const frames = readFrames(response);
+    const first = await frames.next();
+    expect(first.value).toMatchObject({ type: 'handoff', data: { conversation_id, status: 'bot' } });
+    // A person's reply, as the inbox publishes it, reaches the visitor.
+    const events = t.container.chat.events;
+    const reply = events.make({
+      type: 'message',
+      company_id: w.tenant.companyId,
+      conversation_id,
+      message: {
+        id: '5a0f3c4e-8d7b-4c1a-9e2f-3b4c5d6e7f80',
+        role: 'human',
+        content: 'Hello, I am Sara from support.',
+        author_id: null,
+        delivery_status: null,
+        delivery_error: null,
+        created_at: new Date().toISOString(),
+      },
+    });
+    events.publish([reply]);
+    const next = await frames.next();
+    expect(next.value).toMatchObject({
+      type: 'message',
+      data: { conversation_id, message: { role: 'human', content: 'Hello, I am Sara from support.' } },
+    });
     controller.abort();
     const stranger = await session(t.app, w.key);
     const refused = await t.app.inject({

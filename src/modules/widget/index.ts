@@ -6,14 +6,12 @@ import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { ChatModule, StreamOptions } from '../chat/index.js';
 import { createWidgetConfigRules } from './widget.config.js';
-import { conversationStatusOnly, type ConversationEvents } from './widget.events.js';
 import { createWidgetScript } from './widget.script.js';
 import { createWidgetService, type WidgetRecord } from './widget.service.js';
 import { createVisitorTokens, visitorTokenKey } from './widget.tokens.js';
 import { createWidgetTurns } from './widget.turns.js';
 
 export { widgetKeyRoutes, widgetPublicRoutes, widgetScriptRoute } from './widget.routes.js';
-export type { ConversationEvent, ConversationEvents } from './widget.events.js';
 export type { WidgetRecord } from './widget.service.js';
 
 export interface WidgetModuleDeps {
@@ -24,14 +22,12 @@ export interface WidgetModuleDeps {
   secretKey: Buffer;
   box: SecretBox;
   publicBaseUrl: string;
-  chat: Pick<ChatModule, 'turns' | 'streams' | 'resume' | 'conversations'>;
+  chat: Pick<ChatModule, 'turns' | 'streams' | 'resume' | 'conversations' | 'events'>;
   stream: StreamOptions;
   /** The built script (dist/web/widget.js). */
   scriptFile: string;
   /** Keys' deployments, kept coherent by the serving-change notifications (migration 0120). */
   records: CoherentCache<WidgetRecord> | null;
-  /** A person's replies and the hand-off status of a conversation; default: its open/closed state. */
-  events?: ConversationEvents | null;
 }
 
 export function createWidgetModule(deps: WidgetModuleDeps) {
@@ -51,17 +47,12 @@ export function createWidgetModule(deps: WidgetModuleDeps) {
     },
     records: deps.records,
   });
-  const caller = (companyId: string) => ({ kind: 'chat' as const, tokenId: null, companyId, agentId: null });
   return {
     service,
     script,
     turns: createWidgetTurns({ widget: service, chat: deps.chat, stream: deps.stream }),
-    events:
-      deps.events ??
-      conversationStatusOnly(
-        async (companyId, id) =>
-          (await deps.chat.conversations.get(caller(companyId), id).catch(() => null))?.status ?? 'open',
-      ),
+    /** The chat module: conversation events (hand-off status, a person's replies) reach the widget from it. */
+    chat: deps.chat,
     /** The deployments module's `ChannelConfigRules`: `config.widget` checked, its secret sealed. */
     configRules: createWidgetConfigRules({ box: deps.box, allowAnyOrigin: deps.config.allowAnyOrigin }),
   };

@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { companyContext, requireRole } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { MINUTE, rateLimitHook } from '../../http/rate-limit.js';
-import { clientSignal } from '../chat/index.js';
+import { clientSignal, statusEvent, streamConversationEvents } from '../chat/index.js';
 import type { WidgetModule } from './index.js';
 import {
   ConversationParams,
@@ -29,11 +29,12 @@ import {
   WidgetKeyInfo,
 } from './widget.schemas.js';
 import { createWidgetCors } from './widget.cors.js';
-import { streamConversationEvents } from './widget.events.js';
 
 export interface WidgetRouteOptions {
   limits: { enabled: boolean; visitorPerMinute: number; addressPerMinute: number; sessionsPerMinute: number };
   heartbeatMs: number;
+  /** The `retry:` field of event streams. */
+  retryMs: number;
 }
 
 const tags = ['widget'];
@@ -176,13 +177,15 @@ export function widgetPublicRoutes(widget: WidgetModule, options: WidgetRouteOpt
       },
       async (request, reply) => {
         const record = cors.record(request);
-        await widget.service.mustOwn(record, await visitor(request), request.params.conversationId);
-        return streamConversationEvents(
+        const { conversationId } = request.params;
+        await widget.service.mustOwn(record, await visitor(request), conversationId);
+        const caller = widget.service.caller(record);
+        await streamConversationEvents(
           reply,
-          widget.events,
-          record.companyId,
-          request.params.conversationId,
-          options.heartbeatMs,
+          widget.chat.events,
+          { companyId: record.companyId, conversationId },
+          async () => [statusEvent(await widget.chat.conversations.mustFind(caller, conversationId))],
+          options,
         );
       },
     );

@@ -96,7 +96,9 @@ const CitationLink = Type.Object({
 
 export const WidgetMessage = Type.Object({
   id: Uuid(),
-  role: StringEnum(['user', 'assistant'] as const),
+  role: StringEnum(['user', 'assistant', 'human'] as const, {
+    description: "human: a person's reply (hand-off)",
+  }),
   content: Type.String(),
   created_at: Timestamp(),
   citations: Type.Optional(Type.Array(CitationLink)),
