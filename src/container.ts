@@ -33,7 +33,7 @@ import {
   type ChatModule,
   type ServingRecord,
 } from './modules/chat/index.js';
-import { createOpenAiModule, type OpenAiService } from './modules/openai-api/index.js';
+import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
 import {
   createRollupFolder,
   createSupportQueriesService,
@@ -77,7 +77,7 @@ export interface Container {
   /** Chat: conversations and agent turns (the chat family). */
   chat: ChatModule;
   /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
-  openAi: OpenAiService;
+  openAi: OpenAiModule;
   /** Support queries: the recorder the platform writes through and the family's reads. */
   supportQueries: SupportQueriesService;
   /** Team notifications: `notify` for the platform and the family's reads. */
@@ -180,13 +180,14 @@ export function createContainer(options: ContainerOptions): Container {
     companyRecords,
   });
   const identity = createIdentityService({ db, companies, callers });
+  const knowledgeAdapters = createKnowledgeAdapters(config.knowledge);
   const knowledge = createKnowledgeModule(config.knowledge, {
     db,
     queue,
     clock,
     log: log.child({ module: 'knowledge' }),
     changesHeard: () => changeListener.connected,
-    ...createKnowledgeAdapters(config.knowledge),
+    ...knowledgeAdapters,
   });
   const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
@@ -307,7 +308,7 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
-    openAi: createOpenAiModule({ db, clock, chat }),
+    openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,
     deployments,
