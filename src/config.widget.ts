@@ -1,13 +1,5 @@
-/**
- * The web widget's settings (DESIGN §12), read from the environment by src/config.ts with its
- * own readers (this file reads nothing itself).
- */
-type Env = Record<string, string | undefined>;
-
-interface Readers {
-  int(env: Env, name: string, fallback: number, min: number, max: number): number;
-  bool(env: Env, name: string, fallback: boolean): boolean;
-}
+/** The web widget's settings (DESIGN §12), read from the environment src/config.ts is given. */
+import { bool, int, type Env } from './config.parse.js';
 
 /** Origins, visitor tokens and the limits of the widget's public routes. */
 export interface WidgetConfig {
@@ -23,7 +15,7 @@ export interface WidgetConfig {
   sessionsPerMinute: number;
 }
 
-export function widgetConfig(env: Env, { int, bool }: Readers): WidgetConfig {
+export function widgetConfig(env: Env): WidgetConfig {
   return {
     allowAnyOrigin: bool(env, 'WIDGET_ALLOW_ANY_ORIGIN', false),
     visitorTokenTtlSeconds: int(env, 'WIDGET_VISITOR_TOKEN_TTL_HOURS', 24 * 30, 1, 24 * 366) * 3600,

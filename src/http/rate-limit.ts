@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppErrors } from './errors.js';
+import { sessionIdOf } from './session-cookie.js';
 
 export interface RateWindow {
   /** Distinguishes the counters of this window from every other. */
@@ -32,12 +33,21 @@ declare module 'fastify' {
 }
 
 /**
- * The credential a request is counted against: a hash of its key or token, else its address. A
- * chat token may also come as `Authorization: Bearer` (the OpenAI-compatible `/v1`).
+ * What requests are counted against: a credential header, the client's address alone, or a
+ * function of the request (the widget's visitor token).
  */
-function credentialOf(request: FastifyRequest, header: string): string {
+export type RateKey = 'x-api-key' | 'x-api-token' | 'address' | ((request: FastifyRequest) => string);
+
+/**
+ * The credential a request is counted against: a hash of its key or token (or of the console's
+ * session cookie where a key is expected), else its address. A chat token may also come as
+ * `Authorization: Bearer` (the OpenAI-compatible `/v1`).
+ */
+function credentialOf(request: FastifyRequest, header: Exclude<RateKey, (request: FastifyRequest) => string>): string {
+  if (header === 'address') return `ip:${request.ip}`;
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  const value = request.headers[header] ?? (header === 'x-api-token' ? bearer : undefined);
+  const fallback = header === 'x-api-token' ? bearer : sessionIdOf(request);
+  const value = request.headers[header] ?? fallback;
   if (typeof value === 'string' && value.length > 0) {
     return createHash('sha256').update(value).digest('base64url').slice(0, 24);
   }
@@ -50,12 +60,9 @@ function setHeaders(reply: FastifyReply, result: Required<Pick<LimitResult, 'max
   reply.header('ratelimit-reset', result.ttlInSeconds);
 }
 
-/** What a request is counted against: a credential header, or a function of the request (the widget's visitor or address). */
-export type RateSubject = 'x-api-key' | 'x-api-token' | ((request: FastifyRequest) => string);
-
 export function rateLimitHook(
   app: FastifyInstance,
-  header: RateSubject,
+  header: RateKey,
   windows: RateWindow[],
   enabled = true,
 ): onRequestAsyncHookHandler {
