@@ -3,6 +3,16 @@
  * a bad value throws a ConfigError naming the variable, and the entry point exits with it.
  */
 import path from 'node:path';
+import {
+  integrationsConfig,
+  webhooksConfig,
+  type EnvReaders,
+  type IntegrationsConfig,
+  type WebhooksConfig,
+} from './config.outbound.js';
+
+export type { IntegrationsConfig, WebhooksConfig } from './config.outbound.js';
+export { DEFAULT_RETRY_SCHEDULE_MS } from './config.outbound.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -315,45 +325,6 @@ const ttsConfig = (env: Env): TtsConfig => ({
   maxTextChars: int(env, 'TTS_MAX_TEXT_CHARS', 5000, 1, 100_000),
 });
 
-/** Integrations (DESIGN §10): the key that encrypts their secrets and the limits of vendor calls. */
-export interface IntegrationsConfig {
-  /**
-   * SECRET_KEY: the AES-256-GCM key of stored integration secrets, as 64 hex characters
-   * (normalized to lower case). Unset: a key generated once into DATA_DIR/secret.key is used.
-   */
-  secretKeyHex: string | undefined;
-  /** ALLOW_PRIVATE_URLS: let connectors reach loopback/private/link-local addresses (tests only). */
-  allowPrivateUrls: boolean;
-  /** INTEGRATION_TIMEOUT_MS: upper bound of one vendor call (connect, answer and body). */
-  timeoutMs: number;
-  /** INTEGRATION_MAX_RESPONSE_KB: a vendor answer larger than this is refused. */
-  maxResponseBytes: number;
-}
-
-/** SECRET_KEY: 32 bytes written as 64 hex characters or as base64 (standard or URL-safe). */
-function secretKey(env: Env): string | undefined {
-  const raw = str(env, 'SECRET_KEY');
-  if (raw === undefined) return undefined;
-  if (/^[0-9a-fA-F]{64}$/.test(raw)) return raw.toLowerCase();
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
-    const bytes = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-    if (bytes.length === 32) return bytes.toString('hex');
-  }
-  throw new ConfigError(
-    'SECRET_KEY',
-    'must be 32 random bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)',
-  );
-}
-
-function integrationsConfig(env: Env): IntegrationsConfig {
-  return {
-    secretKeyHex: secretKey(env),
-    allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
-    timeoutMs: int(env, 'INTEGRATION_TIMEOUT_MS', 10_000, 100, 300_000),
-    maxResponseBytes: int(env, 'INTEGRATION_MAX_RESPONSE_KB', 2048, 1, 102_400) * 1024,
-  };
-}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface RateLimitConfig {
@@ -418,11 +389,24 @@ export interface Config {
   /** Support queries and team notifications. */
   insights: InsightsConfig;
   integrations: IntegrationsConfig;
+  webhooks: WebhooksConfig;
 }
 
 /** The process environment with `overrides` on top (the CLI runs its commands without workers). */
 export function loadConfigWith(overrides: Env): Readonly<Config> {
   return loadConfig({ ...process.env, ...overrides });
+}
+
+/** The readers of config.outbound.ts over `env`. */
+function readers(env: Env): EnvReaders {
+  return {
+    str: (name) => str(env, name),
+    int: (name, fallback, min, max) => int(env, name, fallback, min, max),
+    bool: (name, fallback) => bool(env, name, fallback),
+    fail: (name, problem) => {
+      throw new ConfigError(name, problem);
+    },
+  };
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
@@ -485,7 +469,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     knowledge: knowledgeConfig(env),
     speech: speechConfig(env),
     tts: ttsConfig(env),
-    integrations: integrationsConfig(env),
+    integrations: integrationsConfig(readers(env)),
+    webhooks: webhooksConfig(readers(env)),
   };
   return deepFreeze(config);
 }
