@@ -1,15 +1,8 @@
 /**
- * Settings of outbound calls, integrations' and webhooks', parsed from the environment by the
- * readers src/config.ts gives (it stays the only reader of process.env).
+ * Settings of outbound calls, integrations' and webhooks', parsed from the environment that
+ * src/config.ts (the only reader of process.env) passes in.
  */
-
-/** How src/config.ts reads one variable; `fail` throws its ConfigError naming the variable. */
-export interface EnvReaders {
-  str(name: string): string | undefined;
-  int(name: string, fallback: number, min: number, max: number): number;
-  bool(name: string, fallback: boolean): boolean;
-  fail(name: string, problem: string): never;
-}
+import { bool, ConfigError, int, str, type Env } from './config.parse.js';
 
 /** Integrations (DESIGN §10): the key that encrypts their secrets and the limits of vendor calls. */
 export interface IntegrationsConfig {
@@ -27,26 +20,26 @@ export interface IntegrationsConfig {
 }
 
 /** SECRET_KEY: 32 bytes written as 64 hex characters or as base64 (standard or URL-safe). */
-function secretKey(read: EnvReaders): string | undefined {
-  const raw = read.str('SECRET_KEY');
+function secretKey(env: Env): string | undefined {
+  const raw = str(env, 'SECRET_KEY');
   if (raw === undefined) return undefined;
   if (/^[0-9a-fA-F]{64}$/.test(raw)) return raw.toLowerCase();
   if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
     const bytes = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
     if (bytes.length === 32) return bytes.toString('hex');
   }
-  return read.fail(
+  throw new ConfigError(
     'SECRET_KEY',
     'must be 32 random bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)',
   );
 }
 
-export function integrationsConfig(read: EnvReaders): IntegrationsConfig {
+export function integrationsConfig(env: Env): IntegrationsConfig {
   return {
-    secretKeyHex: secretKey(read),
-    allowPrivateUrls: read.bool('ALLOW_PRIVATE_URLS', false),
-    timeoutMs: read.int('INTEGRATION_TIMEOUT_MS', 10_000, 100, 300_000),
-    maxResponseBytes: read.int('INTEGRATION_MAX_RESPONSE_KB', 2048, 1, 102_400) * 1024,
+    secretKeyHex: secretKey(env),
+    allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
+    timeoutMs: int(env, 'INTEGRATION_TIMEOUT_MS', 10_000, 100, 300_000),
+    maxResponseBytes: int(env, 'INTEGRATION_MAX_RESPONSE_KB', 2048, 1, 102_400) * 1024,
   };
 }
 
@@ -98,22 +91,22 @@ export function parseSchedule(text: string): number[] | null {
   return out.length > 0 && out.length <= 20 ? out : null;
 }
 
-export function webhooksConfig(read: EnvReaders): WebhooksConfig {
-  const timeoutMs = read.int('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000);
-  const scheduleText = read.str('WEBHOOK_RETRY_SCHEDULE');
+export function webhooksConfig(env: Env): WebhooksConfig {
+  const timeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000);
+  const scheduleText = str(env, 'WEBHOOK_RETRY_SCHEDULE');
   const retrySchedule = scheduleText === undefined ? DEFAULT_RETRY_SCHEDULE_MS : parseSchedule(scheduleText);
   if (!retrySchedule) {
-    return read.fail('WEBHOOK_RETRY_SCHEDULE', 'must be 1 to 20 durations such as 5s,5m,30m,2h (ms, s, m, h)');
+    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', 'must be 1 to 20 durations such as 5s,5m,30m,2h (ms, s, m, h)');
   }
   return {
-    allowPrivateUrls: read.bool('ALLOW_PRIVATE_URLS', false),
+    allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     timeoutMs,
-    maxResponseBytes: read.int('WEBHOOK_MAX_RESPONSE_KB', 64, 1, 10_240) * 1024,
+    maxResponseBytes: int(env, 'WEBHOOK_MAX_RESPONSE_KB', 64, 1, 10_240) * 1024,
     retrySchedule,
-    endpointConcurrency: read.int('WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
-    concurrency: read.int('WEBHOOK_CONCURRENCY', 64, 1, 1000),
-    pollMs: read.int('WEBHOOK_POLL_MS', 1000, 10, 60_000),
-    leaseMs: read.int('WEBHOOK_LEASE_MS', timeoutMs + 30_000, timeoutMs + 1000, 3_600_000),
-    retentionDays: read.int('WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
+    concurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    pollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
+    leaseMs: int(env, 'WEBHOOK_LEASE_MS', timeoutMs + 30_000, timeoutMs + 1000, 3_600_000),
+    retentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
   };
 }
