@@ -5,6 +5,7 @@
  * Also the key check that makes a start with the wrong key fail at once.
  */
 import { isSealed, SecretBoxError, type SecretBox } from '../../lib/secret-box.js';
+import { createScrubber, type Scrubber } from '../../lib/scrub.js';
 
 export const MASK = '••••';
 /** Secrets shorter than this show no characters at all (the last four of a short password say too much). */
@@ -28,17 +29,39 @@ export function maskSecret(value: unknown): string {
   return text.length >= MIN_LENGTH_FOR_HINT ? `${MASK}${text.slice(-4)}` : MASK;
 }
 
-/** `text` with every secret value of the config (at least 4 characters) replaced by its mask. */
-export function scrubSecrets(text: string, clear: Record<string, unknown>, secretKeys: readonly string[]): string {
-  let result = text;
+/**
+ * The secret values of a config: each secret key's string, and the credential parts of an object
+ * (a service-account key's `private_key` and `private_key_id`, any `*secret*`, `*token*`,
+ * `*password*` member other than an address).
+ */
+export function secretValues(clear: Record<string, unknown>, secretKeys: readonly string[]): string[] {
+  const values: string[] = [];
   for (const key of secretKeys) {
     const value = clear[key];
-    const values = typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value) : [];
-    for (const secret of values) {
-      if (typeof secret === 'string' && secret.length >= 4) result = result.split(secret).join(maskSecret(secret));
+    if (typeof value === 'string') values.push(value);
+    else if (value && typeof value === 'object') {
+      for (const [member, item] of Object.entries(value as Record<string, unknown>)) {
+        if (typeof item === 'string' && /key|secret|token|password/i.test(member) && !/_(uri|url)$/i.test(member))
+          values.push(item);
+      }
     }
   }
-  return result;
+  return values;
+}
+
+/**
+ * The scrubber of one config: every secret value in every encoded form (base64 of `user:pass`,
+ * URL and JSON encodings, a part of a longer base64 text …) replaced by its mask, and anything
+ * shaped like a credential (`Bearer …`, `Basic …`, `user:pass@`, `?access_token=`, a JWT, a PEM
+ * private key) masked too (src/lib/scrub.ts).
+ */
+export function secretScrubber(clear: Record<string, unknown>, secretKeys: readonly string[]): Scrubber {
+  return createScrubber(secretValues(clear, secretKeys), maskSecret);
+}
+
+/** `text` with every secret of the config, in any encoding, replaced by its mask. */
+export function scrubSecrets(text: string, clear: Record<string, unknown>, secretKeys: readonly string[]): string {
+  return secretScrubber(clear, secretKeys)(text);
 }
 
 /** Whether a value sent by a client is a masked one (never stored as a secret). */
