@@ -319,6 +319,7 @@ export function createContainer(options: ContainerOptions): Container {
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     async start() {
       await integrations.verifySecretKey();
+      await integrations.sealClearSecrets();
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
