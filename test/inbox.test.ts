@@ -11,15 +11,17 @@ import { createTestApp, type TestApp } from './helpers/app.js';
 import { chat, chatSetup, US_EAST, type ChatSetup } from './helpers/chat.js';
 import { readFrames, type Frame } from './helpers/sse-client.js';
 import { startFakeSlack, type FakeSlack } from './helpers/fake-slack.js';
+import { fakeProviders, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 import { insertDeployment } from '../src/modules/deployments/deployments.repo.js';
 import type { TestUser } from './helpers/factories.js';
 
 let t: TestApp;
 let base: string;
 let slack: FakeSlack;
+let openai: FakeOpenAi;
 beforeAll(async () => {
-  slack = await startFakeSlack();
-  t = await createTestApp();
+  [slack, openai] = await Promise.all([startFakeSlack(), startFakeOpenAi()]);
+  t = await createTestApp({ LLM_PROVIDERS: fakeProviders(openai) });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   // A Slack deliverer speaking Slack's Web API to the peer: the customer's "thread" is the
   // conversation's `user` (a channel id), as the channel module records it.
@@ -38,7 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await slack?.close();
+  await Promise.all([slack?.close(), openai?.close()]);
 });
 
 const inbox = (user: Pick<TestUser, 'headers'>, method: 'GET' | 'POST', path: string, payload?: unknown) =>
@@ -142,6 +144,40 @@ describe('a customer asks for a person', () => {
       handoff_reason: 'The customer asked for a person',
       message_count: 4,
     });
+  });
+});
+
+describe('a model hands the conversation over', () => {
+  it('calling handoff_to_human: the turn says so, the inbox has it with the model’s reason, the model is not called again', async () => {
+    const setup = await chatSetup(t.app, t.container, { model: 'fake:gpt-test' });
+    openai.reply = (request) =>
+      request.messages.some((message) => message.role === 'tool')
+        ? { tokens: ['A colleague will take it from here.'] }
+        : { toolCalls: [{ name: 'handoff_to_human', arguments: { reason: 'Refund above the agent’s limit' } }] };
+    const before = openai.requests.length;
+    const response = await fetch(`${base}/api/v1/chat/agent/stream`, {
+      method: 'POST',
+      headers: { ...setup.token, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ agent_key: setup.agentKey, query: 'I need a refund of 900 euros' }),
+    });
+    const frames: Frame[] = [];
+    for await (const frame of readFrames(response)) frames.push(frame);
+    const text = frames.filter((frame) => frame.type === 'agent_text_chunk').map((frame) => frame.data.content);
+    expect(text.join('')).toBe('A colleague will take it from here.');
+    expect(frames.find((frame) => frame.data.kind === 'handoff')?.data).toMatchObject({
+      handoff: { status: 'waiting', reason: 'Refund above the agent’s limit' },
+    });
+    const sent = openai.requests.slice(before);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.tools!.map((tool) => tool.function.name)).toEqual(['handoff_to_human']);
+    const conversationId = frames[0]!.data.conversation_id;
+    expect((await inbox(setup.tenant, 'GET', `/${conversationId}`)).json()).toMatchObject({
+      status: 'handoff',
+      handoff_reason: 'Refund above the agent’s limit',
+    });
+    const next = await chat(t.app, setup, { query: 'ok thanks', conversation_id: conversationId });
+    expect(next.json()).toMatchObject({ handoff: true, status: 'waiting' });
+    expect(openai.requests.length).toBe(before + 2);
   });
 });
 
