@@ -14,7 +14,12 @@ import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/met
 import { createCompaniesService, type Company, type CompaniesService } from './modules/companies/index.js';
 import { createCoherentCache } from './lib/coherent-cache.js';
 import { createListPages, pagesChanged, type ListPages } from './http/list-cache.js';
-import { createIdentityService, type IdentityService } from './modules/identity/index.js';
+import {
+  createIdentityService,
+  createSignInService,
+  type IdentityService,
+  type SignInService,
+} from './modules/identity/index.js';
 import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
 import type { Mailer } from './ports/mailer.js';
@@ -34,7 +39,7 @@ import {
   type ChatModule,
   type ServingRecord,
 } from './modules/chat/index.js';
-import { createOpenAiModule, type OpenAiService } from './modules/openai-api/index.js';
+import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
 import {
   createRollupFolder,
   createSupportQueriesService,
@@ -70,6 +75,7 @@ export interface Container {
   mailer: Mailer;
   companies: CompaniesService;
   identity: IdentityService;
+  signIn: SignInService;
   /** Knowledge base: documents, collections, ingestion; `search` and `collectionsReadiness` for other modules. */
   knowledge: KnowledgeModule;
   /** Language models of LLM_PROVIDERS (the port the chat runtime streams from). */
@@ -80,7 +86,7 @@ export interface Container {
   /** The inbox: conversations handed to people (over chat's hand-off, events and deliveries). */
   inbox: InboxService;
   /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
-  openAi: OpenAiService;
+  openAi: OpenAiModule;
   /** Support queries: the recorder the platform writes through and the family's reads. */
   supportQueries: SupportQueriesService;
   /** Team notifications: `notify` for the platform and the family's reads. */
@@ -183,13 +189,22 @@ export function createContainer(options: ContainerOptions): Container {
     companyRecords,
   });
   const identity = createIdentityService({ db, companies, callers });
+  const signIn = createSignInService({
+    db,
+    clock,
+    mailer,
+    companies,
+    settings: config.signIn,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  const knowledgeAdapters = createKnowledgeAdapters(config.knowledge);
   const knowledge = createKnowledgeModule(config.knowledge, {
     db,
     queue,
     clock,
     log: log.child({ module: 'knowledge' }),
     changesHeard: () => changeListener.connected,
-    ...createKnowledgeAdapters(config.knowledge),
+    ...knowledgeAdapters,
   });
   const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
@@ -306,12 +321,13 @@ export function createContainer(options: ContainerOptions): Container {
     mailer,
     companies,
     identity,
+    signIn,
     knowledge,
     llm,
     agents,
     chat,
     inbox: createInboxService({ db, chat }),
-    openAi: createOpenAiModule({ db, clock, chat }),
+    openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,
     deployments,
@@ -322,6 +338,7 @@ export function createContainer(options: ContainerOptions): Container {
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     async start() {
       await integrations.verifySecretKey();
+      await integrations.sealClearSecrets();
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
