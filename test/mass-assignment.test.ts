@@ -33,7 +33,8 @@ const ids = {} as Record<
   | 'voiceAgent'
   | 'voiceId'
   | 'workflow'
-  | 'widgetKey',
+  | 'widgetKey'
+  | 'webhook',
   string
 >;
 let chatHeaders: { 'x-api-token': string };
@@ -83,6 +84,9 @@ beforeAll(async () => {
       title: 'Hello',
       message: 'A notification to set a status on',
     })
+  ).id;
+  ids.webhook = (
+    await post('/api/public/webhooks', { url: 'https://hooks.example.com/in', events: ['document.ingested'] })
   ).id;
   ids.voiceId = '21m00Tcm4TlvDq8ikWAM';
   ids.voiceAgent = (await post('/api/public/voice-agents', { name: 'Desk', voice_id: '21m00Tcm4TlvDq8ikWAM' })).id;
@@ -252,6 +256,18 @@ const ROUTES: WriteRoute[] = [
     path: '/api/public/integrations/:integration',
     body: () => ({ name: 'Renamed' }),
     family: 'detail',
+  },
+  {
+    method: 'POST',
+    path: '/api/public/webhooks',
+    body: () => ({ url: 'https://hooks.example.com/new', events: ['document.failed'] }),
+    family: 'detail-status',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/public/webhooks/:webhook',
+    body: () => ({ description: 'Renamed' }),
+    family: 'detail-status',
   },
   {
     method: 'POST',
