@@ -39,6 +39,7 @@ import { createWorkflowsService, type WorkflowsService } from './modules/workflo
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
+import { channelJobs, createChannelsService, type ChannelsService } from './modules/channels/index.js';
 import {
   createVoiceAgentsModule,
   createVoiceRespond,
@@ -82,6 +83,8 @@ export interface Container {
   workflows: WorkflowsService;
   /** Integrations and their connectors; `registry` gives the tools of an integration. */
   integrations: IntegrationsModule;
+  /** Channels: deployments on Slack, WhatsApp and Teams answer there (inbound routes, answering jobs, delivery). */
+  channels: ChannelsService;
   /** Voice agents: records and the curated voice catalog (checked when the container is built). */
   voiceAgents: VoiceAgentsService;
   /** Text to speech and speech to text of the voice agents family. */
@@ -198,7 +201,10 @@ export function createContainer(options: ContainerOptions): Container {
     notifications,
     knowledge,
     // The integrations module is built below; the roll-out runs the live check when a job runs.
-    integrations: { checkIntegration: (companyId, id) => integrations.check(companyId, id) },
+    integrations: {
+      checkIntegration: (companyId, id) => integrations.check(companyId, id),
+      integrationFacts: (companyId, id) => integrations.facts(companyId, id),
+    },
     // Workflows are built below (they ask deployments whether one is live before a delete).
     workflows: { find: (companyId, id) => workflows.routing.find(companyId, id) },
     publicBaseUrl: config.publicBaseUrl,
@@ -263,6 +269,19 @@ export function createContainer(options: ContainerOptions): Container {
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
   });
+  const channels = createChannelsService({
+    db,
+    queue,
+    vendors: connectors.channels,
+    deployments,
+    integrations,
+    notifications,
+    turns: chat.turns,
+    endUsers: supportQueries,
+    speechToText: speech.stt !== null,
+    log: log.child({ module: 'channels' }),
+  });
+  for (const job of channelJobs(channels)) queue.defineTask(job);
   // With ElevenLabs, its voice list (cached) is accepted besides the catalog's voices.
   const { elevenLabs } = config.tts;
   const providerVoices = elevenLabs.apiKey
@@ -304,6 +323,7 @@ export function createContainer(options: ContainerOptions): Container {
     deployments,
     workflows,
     integrations,
+    channels,
     voiceAgents,
     voiceSpeech,
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
