@@ -26,8 +26,14 @@ import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
 import { createElevenLabsVoices } from './adapters/elevenlabs/elevenlabs-voices.js';
 import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
-import { chatJobs, createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
-import { createOpenAiModule, type OpenAiService } from './modules/openai-api/index.js';
+import {
+  chatJobs,
+  CONVERSATION_EVENTS_CHANNEL,
+  createChatModule,
+  type ChatModule,
+  type ServingRecord,
+} from './modules/chat/index.js';
+import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
 import {
   createRollupFolder,
   createSupportQueriesService,
@@ -72,7 +78,7 @@ export interface Container {
   /** Chat: conversations and agent turns (the chat family). */
   chat: ChatModule;
   /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
-  openAi: OpenAiService;
+  openAi: OpenAiModule;
   /** Support queries: the recorder the platform writes through and the family's reads. */
   supportQueries: SupportQueriesService;
   /** Team notifications: `notify` for the platform and the family's reads. */
@@ -147,6 +153,8 @@ export function createContainer(options: ContainerOptions): Container {
         knowledge.knowledgeChanged(companyId);
         pagesChanged(listPages, companyId);
       },
+      // Hand-off events written by another instance (the chat module's conversation events).
+      [CONVERSATION_EVENTS_CHANNEL]: (payload) => chat.events.heard(payload),
     },
     (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
   );
@@ -175,13 +183,14 @@ export function createContainer(options: ContainerOptions): Container {
     companyRecords,
   });
   const identity = createIdentityService({ db, companies, callers });
+  const knowledgeAdapters = createKnowledgeAdapters(config.knowledge);
   const knowledge = createKnowledgeModule(config.knowledge, {
     db,
     queue,
     clock,
     log: log.child({ module: 'knowledge' }),
     changesHeard: () => changeListener.connected,
-    ...createKnowledgeAdapters(config.knowledge),
+    ...knowledgeAdapters,
   });
   const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
@@ -243,6 +252,7 @@ export function createContainer(options: ContainerOptions): Container {
     workflows: workflows.routing,
     // A committed turn moved its agent's figures: this instance's agents list shows them at once.
     turnCommitted: (companyId) => listPages.clearCompany(companyId),
+    deliveryTimeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'chat' }),
   });
   for (const job of chatJobs(chat)) queue.define(job);
@@ -282,6 +292,8 @@ export function createContainer(options: ContainerOptions): Container {
     log: log.child({ module: 'channels' }),
   });
   for (const job of channelJobs(channels)) queue.defineTask(job);
+  // A person's reply during a hand-off reaches the customer through the channel's own delivery.
+  for (const channel of ['slack', 'whatsapp', 'teams']) chat.deliveries.register(channel, channels.deliverer);
   // With ElevenLabs, its voice list (cached) is accepted besides the catalog's voices.
   const { elevenLabs } = config.tts;
   const providerVoices = elevenLabs.apiKey
@@ -317,7 +329,7 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
-    openAi: createOpenAiModule({ db, clock, chat }),
+    openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,
     deployments,
@@ -329,6 +341,7 @@ export function createContainer(options: ContainerOptions): Container {
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     async start() {
       await integrations.verifySecretKey();
+      await integrations.sealClearSecrets();
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();

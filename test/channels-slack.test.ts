@@ -152,6 +152,43 @@ describe('Slack events route', () => {
     expect(slack.posted.length - before).toBe(2);
   });
 
+  it("delivers a person's reply (hand-off) into the conversation's thread through the same delivery", async () => {
+    const before = slack.posted.length;
+    const [conversation] = await conversationsOf(t.container, setup.deploymentId);
+    const outcome = await t.container.chat.deliveries.deliver({
+      companyId: setup.tenant.companyId,
+      conversationId: conversation!.id,
+      channel: 'slack',
+      deploymentId: setup.deploymentId,
+      agentId: setup.agentId,
+      externalUserId: 'U0CUSTOMER',
+      messageId: '00000000-0000-4000-8000-000000000001',
+      content: 'Hi, **Dana** here — I will look into it.',
+      authorId: setup.tenant.userId,
+      authorName: 'Dana',
+      createdAt: new Date(),
+    });
+    expect(outcome).toEqual({ status: 'delivered', error: null });
+    expect(slack.posted.length).toBe(before + 1);
+    expect(slack.posted.at(-1)).toMatchObject({ channel: 'D0CUSTOMER', thread_ts: '1700000000.000100' });
+    expect(slack.posted.at(-1)!.blocks![0]!.text!.text).toBe('Hi, *Dana* here — I will look into it.');
+    const elsewhere = await t.container.chat.deliveries.deliver({
+      companyId: setup.tenant.companyId,
+      conversationId: '00000000-0000-4000-8000-000000000002',
+      channel: 'slack',
+      deploymentId: setup.deploymentId,
+      agentId: setup.agentId,
+      externalUserId: null,
+      messageId: '00000000-0000-4000-8000-000000000003',
+      content: 'lost',
+      authorId: setup.tenant.userId,
+      authorName: 'Dana',
+      createdAt: new Date(),
+    });
+    expect(elsewhere.status).toBe('failed');
+    expect(slack.posted.length).toBe(before + 1);
+  });
+
   it('never answers bots, its own messages or message changes', async () => {
     const before = (await channelEvents(t.container, setup.deploymentId)).length;
     for (const event of [

@@ -43,7 +43,18 @@ describe('GET /integrations/types', () => {
     expect(res.statusCode).toBe(200);
     const types = res.json() as { type: string; name: string; description: string }[];
     expect(types.map((item) => item.type).sort()).toEqual(
-      ['custom_api', 'gmail', 'google_calendar', 'hubspot', 'notion', 'shopify', 'slack', 'smtp', 'teams', 'zendesk'].sort(),
+      [
+        'custom_api',
+        'gmail',
+        'google_calendar',
+        'hubspot',
+        'notion',
+        'shopify',
+        'slack',
+        'smtp',
+        'teams',
+        'zendesk',
+      ].sort(),
     );
     for (const item of types) {
       expect(Object.keys(item).sort()).toEqual(['description', 'name', 'type']);

@@ -52,8 +52,10 @@ export function createDelivery(vendors: ChannelVendors) {
       text: string,
       sources: readonly Source[] = [],
       replyToId?: string,
+      bound?: AbortSignal,
     ): Promise<number> {
-      const signal = AbortSignal.timeout(SEND_TIMEOUT_MS);
+      const timeout = AbortSignal.timeout(SEND_TIMEOUT_MS);
+      const signal = bound ? AbortSignal.any([bound, timeout]) : timeout;
       const messages = renderAnswer(thread.channel, text, sources);
       const to = thread.reply_to;
       for (const message of messages) {

@@ -154,6 +154,18 @@ export function createChannelsService(deps: ChannelsDeps) {
     })().catch((error: unknown) => deps.log.warn({ err: error, eventId }, 'channel event could not start here'));
   }
 
+  async function sendToConversation(companyId: string, conversationId: string, text: string, signal?: AbortSignal) {
+    const thread = await repo.threadOfConversation(db, companyId, conversationId);
+    if (!thread) return false;
+    const deployment = await deps.deployments.forChannel(thread.deployment_id);
+    const integration = deployment?.integration_id
+      ? await deps.integrations.openConfig(companyId, deployment.integration_id)
+      : undefined;
+    if (!integration?.is_active || integration.type !== thread.channel) return false;
+    await delivery.sendToThread(thread, integration.config, text, [], undefined, signal);
+    return true;
+  }
+
   return {
     /** `POST /channels/slack/{id}/events`. */
     async slackEvents(deploymentId: string, headers: Headers, raw: Buffer): Promise<ChannelReply> {
@@ -210,16 +222,23 @@ export function createChannelsService(deps: ChannelsDeps) {
      * the agent's answers (a person's reply during a hand-off, DESIGN §13). False when the
      * conversation is not a channel's; throws ConnectorError when the vendor refuses.
      */
-    async sendToConversation(companyId: string, conversationId: string, text: string): Promise<boolean> {
-      const thread = await repo.threadOfConversation(db, companyId, conversationId);
-      if (!thread) return false;
-      const deployment = await deps.deployments.forChannel(thread.deployment_id);
-      const integration = deployment?.integration_id
-        ? await deps.integrations.openConfig(companyId, deployment.integration_id)
-        : undefined;
-      if (!integration?.is_active || integration.type !== thread.channel) return false;
-      await delivery.sendToThread(thread, integration.config, text);
-      return true;
+    sendToConversation,
+
+    /**
+     * The chat module's deliverer of a channel (chat.delivery.ts): a person's reply during a
+     * hand-off goes into the conversation's vendor thread; an Error says why it could not.
+     */
+    deliverer: {
+      async deliver(
+        reply: { companyId: string; conversationId: string; channel: string; content: string },
+        signal: AbortSignal,
+      ) {
+        if (!(await sendToConversation(reply.companyId, reply.conversationId, reply.content, signal))) {
+          throw new Error(
+            `Conversation ${reply.conversationId} has no ${reply.channel} thread to answer, or its deployment's integration is missing or inactive`,
+          );
+        }
+      },
     },
 
     /** The answering job as a task of the queue (channels.jobs.ts). */
