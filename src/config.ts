@@ -3,77 +3,13 @@
  * a bad value throws a ConfigError naming the variable, and the entry point exits with it.
  */
 import path from 'node:path';
+import { bool, ConfigError, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) {
-    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  }
-  return value;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = str(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(name, `must be true or false, got "${raw}"`);
-}
-
-function url(env: Env, name: string, protocols: string[]): string | undefined {
-  const raw = str(env, name);
-  if (raw === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, 'must be a URL');
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use one of ${protocols.join(', ')}, got "${parsed.protocol}"`);
-  }
-  return raw;
-}
+export { ConfigError };
 
 /** MODELS_DIR: local transformers.js models, laid out as `<org>/<model>`. */
 function modelsDir(env: Env): string {
   return path.resolve(str(env, 'MODELS_DIR') ?? './models');
-}
-
-function identifier(env: Env, name: string, fallback: string): string {
-  const raw = str(env, name) ?? fallback;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
-    throw new ConfigError(name, `must be a lower-case SQL identifier, got "${raw}"`);
-  return raw;
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!(values as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
 }
 
 function secret(env: Env, name: string, prefix: string): string | undefined {
@@ -369,6 +305,23 @@ export interface RateLimitConfig {
   chatStreamsPerMinute: number;
 }
 
+/** People signing in to the console with e-mail and password. */
+export interface SignInConfig {
+  /** SESSION_TTL_HOURS: a session ends this long after sign-in, used or not. */
+  sessionTtlHours: number;
+  /** SESSION_IDLE_MINUTES: a session unused this long ends. */
+  sessionIdleMinutes: number;
+  /** PASSWORD_RESET_TTL_MINUTES: how long a reset link e-mailed on request works. */
+  resetTtlMinutes: number;
+  /** SIGN_IN_LOCK_AFTER: consecutive failed sign-ins after which the account is locked. */
+  lockAfter: number;
+  /** SIGN_IN_LOCK_SECONDS: the first lock's length, doubled per further failure up to SIGN_IN_LOCK_MAX_SECONDS. */
+  lockSeconds: number;
+  lockMaxSeconds: number;
+  /** SIGN_IN_PER_MINUTE: sign-in, reset and invitation requests per client address and minute. */
+  perMinute: number;
+}
+
 /** Support queries and team notifications. */
 export interface InsightsConfig {
   /** AGENT_SUCCESS_TARGET: success rate (percent) at or above which an agent counts as above target. */
@@ -410,6 +363,7 @@ export interface Config {
   };
   mail: { smtpUrl: string | undefined; from: string };
   invitationTtlDays: number;
+  signIn: SignInConfig;
   rateLimits: RateLimitConfig;
   knowledge: KnowledgeConfig;
   chat: ChatConfig;
@@ -458,6 +412,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       from: str(env, 'MAIL_FROM') ?? 'Switchboard <no-reply@switchboard.local>',
     },
     invitationTtlDays: int(env, 'INVITATION_TTL_DAYS', 7, 1, 365),
+    signIn: {
+      sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 168, 1, 8760),
+      sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 720, 1, 525_600),
+      resetTtlMinutes: int(env, 'PASSWORD_RESET_TTL_MINUTES', 60, 5, 10_080),
+      lockAfter: int(env, 'SIGN_IN_LOCK_AFTER', 5, 1, 100),
+      lockSeconds: int(env, 'SIGN_IN_LOCK_SECONDS', 60, 1, 86_400),
+      lockMaxSeconds: int(env, 'SIGN_IN_LOCK_MAX_SECONDS', 3600, 1, 604_800),
+      perMinute: int(env, 'SIGN_IN_PER_MINUTE', 30, 1, 10_000_000),
+    },
     insights: {
       agentSuccessTarget: int(env, 'AGENT_SUCCESS_TARGET', 80, 0, 100),
       defaultWindowDays: int(env, 'INSIGHTS_DEFAULT_WINDOW_DAYS', 30, 1, 3660),
