@@ -85,6 +85,7 @@ async function linkTools(setup: ChatSetup, options: { shopifyToken?: string; smt
       config: {
         host: smtp.host,
         port: smtp.port,
+        require_tls: false,
         username: smtp.username,
         password: smtp.password,
         from: 'support@acme.test',
