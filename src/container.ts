@@ -313,6 +313,7 @@ export function createContainer(options: ContainerOptions): Container {
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
   });
+  const inbox = createInboxService({ db, chat });
   const webhookSender = createWebhookSender({
     allowPrivate: config.webhooks.allowPrivateUrls,
     timeoutMs: config.webhooks.timeoutMs,
@@ -337,6 +338,7 @@ export function createContainer(options: ContainerOptions): Container {
         support_query: (companyId, id) => orNull(() => supportQueries.get(systemReader(companyId), id)),
         notification: (companyId, id) => orNull(() => notifications.get(systemReader(companyId), id)),
         deployment: (companyId, id) => orNull(() => deployments.get(systemReader(companyId), id)),
+        conversation: (companyId, id) => orNull(() => inbox.get(systemReader(companyId), id)),
         // A document's text is not sent (it may be megabytes): GET /documents/{id} has it.
         document: async (companyId, id) => {
           const document = await orNull(() => knowledge.getDocument(systemReader(companyId), id));
@@ -396,7 +398,7 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
-    inbox: createInboxService({ db, chat }),
+    inbox,
     openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,
