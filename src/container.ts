@@ -334,6 +334,7 @@ export function createContainer(options: ContainerOptions): Container {
   for (const job of channelJobs(channels)) queue.defineTask(job);
   // A person's reply during a hand-off reaches the customer through the channel's own delivery.
   for (const channel of ['slack', 'whatsapp', 'teams']) chat.deliveries.register(channel, channels.deliverer);
+  const inbox = createInboxService({ db, chat });
   const webhookSender = createWebhookSender({
     allowPrivate: config.webhooks.allowPrivateUrls,
     timeoutMs: config.webhooks.timeoutMs,
@@ -358,6 +359,7 @@ export function createContainer(options: ContainerOptions): Container {
         support_query: (companyId, id) => orNull(() => supportQueries.get(systemReader(companyId), id)),
         notification: (companyId, id) => orNull(() => notifications.get(systemReader(companyId), id)),
         deployment: (companyId, id) => orNull(() => deployments.get(systemReader(companyId), id)),
+        conversation: (companyId, id) => orNull(() => inbox.get(systemReader(companyId), id)),
         // A document's text is not sent (it may be megabytes): GET /documents/{id} has it.
         document: async (companyId, id) => {
           const document = await orNull(() => knowledge.getDocument(systemReader(companyId), id));
@@ -417,7 +419,7 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
-    inbox: createInboxService({ db, chat }),
+    inbox,
     openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,
