@@ -37,7 +37,10 @@ declare module 'fastify' {
  */
 function credentialOf(request: FastifyRequest, header: string): string {
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  const value = request.headers[header] ?? (header === 'x-api-token' ? bearer : undefined);
+  // The same credential under its other names: a chat token as OpenAI's Bearer key, an API key as
+  // ElevenLabs' `xi-api-key`.
+  const alias = header === 'x-api-token' ? bearer : request.headers['xi-api-key'];
+  const value = request.headers[header] ?? alias;
   if (typeof value === 'string' && value.length > 0) {
     return createHash('sha256').update(value).digest('base64url').slice(0, 24);
   }
