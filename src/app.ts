@@ -19,7 +19,7 @@ import Fastify, {
 } from 'fastify';
 import type { Container } from './container.js';
 import { pingDatabase } from './db/database.js';
-import { apiKeyAuth, bearerChatTokenAuth, chatTokenAuth, xiApiKeyAuth } from './http/auth.js';
+import { apiKeyAuth, bearerChatTokenAuth, chatTokenAuth, xiApiKeyAuth, type Authenticator } from './http/auth.js';
 import './http/caller.js';
 import {
   AppError,
@@ -34,13 +34,15 @@ import { listCacheHooks } from './http/list-cache.js';
 import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
 import { finishOpenApiDocument, transformRouteSchema } from './http/openapi.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
+import { csrfOriginCheck } from './http/session-cookie.js';
 import { handleClientError, handleFrameworkError } from './http/transport-errors.js';
 import { createValidatorCompiler, describeValidationError, refuseUnsafeInput } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
 import { chatRoutes, Conversation, Message as ChatMessage } from './modules/chat/index.js';
 import { companiesRoutes, Company, Invitation, Member } from './modules/companies/index.js';
 import { deploymentsRoutes } from './modules/deployments/index.js';
-import { ApiKey, ChatToken, identityRoutes, User } from './modules/identity/index.js';
+import { ApiKey, ChatToken, identityRoutes, sessionRoutes, signInRoutes, User } from './modules/identity/index.js';
+import { InboxConversation, InboxMessage, inboxRoutes } from './modules/inbox/index.js';
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
 import { openAiRoutes } from './modules/openai-api/index.js';
@@ -48,6 +50,7 @@ import { elevenLabsRoutes } from './modules/elevenlabs-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 import { voiceAgentsRoutes, voiceRespondRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
+import { WEBHOOKS_SCHEMAS, webhooksRoutes } from './modules/webhooks/index.js';
 import { Workflow, workflowsRoutes } from './modules/workflows/index.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
@@ -64,6 +67,8 @@ const SHARED_SCHEMAS = [
   Workflow,
   Conversation,
   ChatMessage,
+  InboxConversation,
+  InboxMessage,
 ];
 
 /** A caller's request id is kept when it is short and plain; otherwise the request gets a new one. */
@@ -89,6 +94,8 @@ function handleError(
   reply: FastifyReply,
 ) {
   if (error instanceof AppError) {
+    if (error.retryAfterSeconds !== undefined)
+      reply.header('retry-after', Math.max(1, Math.ceil(error.retryAfterSeconds)));
     return sendError(request, reply, error);
   }
   if (error.validation) {
@@ -154,6 +161,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   for (const schema of KNOWLEDGE_SCHEMAS) app.addSchema(schema);
   for (const schema of INTEGRATIONS_SCHEMAS) app.addSchema(schema);
+  for (const schema of WEBHOOKS_SCHEMAS) app.addSchema(schema);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -285,6 +293,22 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   );
 
   const limits = config.rateLimits;
+  // API keys, chat tokens, and the console's session cookie where an API key is expected.
+  const auth: Authenticator = {
+    authenticateApiKey: (secret) => container.identity.authenticateApiKey(secret),
+    authenticateChatToken: (secret) => container.identity.authenticateChatToken(secret),
+    authenticateSession: (sessionId) => container.signIn.authenticateSession(sessionId),
+  };
+  // Signing in: no credential yet, so counted per client address.
+  await app.register(
+    async (signIn) => {
+      const windows = [{ name: 'sign-in', max: config.signIn.perMinute, windowMs: MINUTE }];
+      signIn.addHook('onRequest', rateLimitHook(signIn, 'address', windows, limits.enabled));
+      signIn.addHook('onRequest', csrfOriginCheck(config.publicBaseUrl));
+      await signIn.register(signInRoutes(container.signIn, config.publicBaseUrl));
+    },
+    { prefix: '/api/public' },
+  );
   await app.register(
     async (publicApi) => {
       publicApi.addHook(
@@ -296,12 +320,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
           limits.enabled,
         ),
       );
-      publicApi.addHook('onRequest', apiKeyAuth(container.identity));
+      publicApi.addHook('onRequest', apiKeyAuth(auth, config.publicBaseUrl));
       publicApi.addHook('onRoute', (route) => {
         route.schema = { security: [{ apiKey: [] }], ...route.schema };
       });
       await publicApi.register(companiesRoutes(container.companies));
       await publicApi.register(identityRoutes(container.identity));
+      await publicApi.register(sessionRoutes(container.signIn, config.publicBaseUrl));
       await publicApi.register(
         documentsRoutes(container.knowledge, { maxUploadBytes: config.knowledge.maxUploadBytes }),
       );
@@ -310,16 +335,20 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(deploymentsRoutes(container.deployments));
       await publicApi.register(workflowsRoutes(container.workflows));
       await publicApi.register(integrationsRoutes(container.integrations));
+      await publicApi.register(webhooksRoutes(container.webhooks));
       await publicApi.register(voiceAgentsRoutes(container.voiceAgents));
       await publicApi.register(voiceSpeechRoutes(container.voiceSpeech));
       await publicApi.register(voiceRespondRoutes(container.voiceRespond, container.voiceSpeech.maxAudioBytes));
+      await publicApi.register(
+        inboxRoutes(container.inbox, { heartbeatMs: config.chat.heartbeatMs, retryMs: config.chat.streamRetryMs }),
+      );
     },
     { prefix: '/api/public' },
   );
 
   await app.register(
     async (chatApi) => {
-      chatApi.addHook('onRequest', chatTokenAuth(container.identity));
+      chatApi.addHook('onRequest', chatTokenAuth(auth));
       chatApi.addHook('onRoute', (route) => {
         route.schema = { security: [{ apiToken: [] }], ...route.schema };
       });
@@ -338,7 +367,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   // OpenAI's protocol for OpenAI clients: a chat token as the Bearer key, OpenAI's error shape.
   await app.register(
     async (openAi) => {
-      openAi.addHook('onRequest', bearerChatTokenAuth(container.identity));
+      openAi.addHook('onRequest', bearerChatTokenAuth(auth));
       openAi.addHook('onRoute', (route) => {
         route.schema = { security: [{ chatBearer: [] }, { apiToken: [] }], ...route.schema };
       });
@@ -360,7 +389,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
           limits.enabled,
         ),
       );
-      elevenLabs.addHook('onRequest', xiApiKeyAuth(container.identity));
+      elevenLabs.addHook('onRequest', xiApiKeyAuth(auth));
       elevenLabs.addHook('onRoute', (route) => {
         route.schema = { security: [{ xiApiKey: [] }, { apiKey: [] }], ...route.schema };
       });
@@ -377,7 +406,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       { name: 'insights-minute', max: limits.insightsPerMinute, windowMs: MINUTE },
     ];
     insights.addHook('onRequest', rateLimitHook(insights, 'x-api-key', windows, limits.enabled));
-    insights.addHook('onRequest', apiKeyAuth(container.identity));
+    insights.addHook('onRequest', apiKeyAuth(auth, config.publicBaseUrl));
     insights.addHook('onRoute', (route) => {
       route.schema = { security: [{ apiKey: [] }], ...route.schema };
     });

@@ -3,77 +3,17 @@
  * a bad value throws a ConfigError naming the variable, and the entry point exits with it.
  */
 import path from 'node:path';
+import { bool, ConfigError, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
+import { integrationsConfig, webhooksConfig, type IntegrationsConfig, type WebhooksConfig } from './config.outbound.js';
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
+export type { IntegrationsConfig, WebhooksConfig } from './config.outbound.js';
+export { DEFAULT_RETRY_SCHEDULE_MS } from './config.outbound.js';
 
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) {
-    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  }
-  return value;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = str(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(name, `must be true or false, got "${raw}"`);
-}
-
-function url(env: Env, name: string, protocols: string[]): string | undefined {
-  const raw = str(env, name);
-  if (raw === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, 'must be a URL');
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use one of ${protocols.join(', ')}, got "${parsed.protocol}"`);
-  }
-  return raw;
-}
+export { ConfigError };
 
 /** MODELS_DIR: local transformers.js models, laid out as `<org>/<model>`. */
 function modelsDir(env: Env): string {
   return path.resolve(str(env, 'MODELS_DIR') ?? './models');
-}
-
-function identifier(env: Env, name: string, fallback: string): string {
-  const raw = str(env, name) ?? fallback;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
-    throw new ConfigError(name, `must be a lower-case SQL identifier, got "${raw}"`);
-  return raw;
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!(values as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
 }
 
 function secret(env: Env, name: string, prefix: string): string | undefined {
@@ -199,6 +139,7 @@ export interface KnowledgeConfig {
    * All companies held together stay within four times this many chunks.
    */
   searchMemoryMaxChunks: number;
+  parseThreads: number; // PARSE_THREADS: parser threads (parsing, OCR, chunking); 0: the cores less one, 1 to 4
   embeddings: {
     /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
     provider: 'openai' | 'local' | 'none';
@@ -232,6 +173,7 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
     fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
     fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
     searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 10_000, 0, 1_000_000),
+    parseThreads: int(env, 'PARSE_THREADS', 0, 0, 64),
     embeddings: {
       provider,
       url: embeddingsUrl,
@@ -315,45 +257,6 @@ const ttsConfig = (env: Env): TtsConfig => ({
   maxTextChars: int(env, 'TTS_MAX_TEXT_CHARS', 5000, 1, 100_000),
 });
 
-/** Integrations (DESIGN §10): the key that encrypts their secrets and the limits of vendor calls. */
-export interface IntegrationsConfig {
-  /**
-   * SECRET_KEY: the AES-256-GCM key of stored integration secrets, as 64 hex characters
-   * (normalized to lower case). Unset: a key generated once into DATA_DIR/secret.key is used.
-   */
-  secretKeyHex: string | undefined;
-  /** ALLOW_PRIVATE_URLS: let connectors reach loopback/private/link-local addresses (tests only). */
-  allowPrivateUrls: boolean;
-  /** INTEGRATION_TIMEOUT_MS: upper bound of one vendor call (connect, answer and body). */
-  timeoutMs: number;
-  /** INTEGRATION_MAX_RESPONSE_KB: a vendor answer larger than this is refused. */
-  maxResponseBytes: number;
-}
-
-/** SECRET_KEY: 32 bytes written as 64 hex characters or as base64 (standard or URL-safe). */
-function secretKey(env: Env): string | undefined {
-  const raw = str(env, 'SECRET_KEY');
-  if (raw === undefined) return undefined;
-  if (/^[0-9a-fA-F]{64}$/.test(raw)) return raw.toLowerCase();
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
-    const bytes = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-    if (bytes.length === 32) return bytes.toString('hex');
-  }
-  throw new ConfigError(
-    'SECRET_KEY',
-    'must be 32 random bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)',
-  );
-}
-
-function integrationsConfig(env: Env): IntegrationsConfig {
-  return {
-    secretKeyHex: secretKey(env),
-    allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
-    timeoutMs: int(env, 'INTEGRATION_TIMEOUT_MS', 10_000, 100, 300_000),
-    maxResponseBytes: int(env, 'INTEGRATION_MAX_RESPONSE_KB', 2048, 1, 102_400) * 1024,
-  };
-}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface RateLimitConfig {
@@ -367,6 +270,23 @@ export interface RateLimitConfig {
   chatConversationsPerMinute: number;
   chatMessagesPerMinute: number;
   chatStreamsPerMinute: number;
+}
+
+/** People signing in to the console with e-mail and password. */
+export interface SignInConfig {
+  /** SESSION_TTL_HOURS: a session ends this long after sign-in, used or not. */
+  sessionTtlHours: number;
+  /** SESSION_IDLE_MINUTES: a session unused this long ends. */
+  sessionIdleMinutes: number;
+  /** PASSWORD_RESET_TTL_MINUTES: how long a reset link e-mailed on request works. */
+  resetTtlMinutes: number;
+  /** SIGN_IN_LOCK_AFTER: consecutive failed sign-ins after which the account is locked. */
+  lockAfter: number;
+  /** SIGN_IN_LOCK_SECONDS: the first lock's length, doubled per further failure up to SIGN_IN_LOCK_MAX_SECONDS. */
+  lockSeconds: number;
+  lockMaxSeconds: number;
+  /** SIGN_IN_PER_MINUTE: sign-in, reset and invitation requests per client address and minute. */
+  perMinute: number;
 }
 
 /** Support queries and team notifications. */
@@ -410,6 +330,7 @@ export interface Config {
   };
   mail: { smtpUrl: string | undefined; from: string };
   invitationTtlDays: number;
+  signIn: SignInConfig;
   rateLimits: RateLimitConfig;
   knowledge: KnowledgeConfig;
   chat: ChatConfig;
@@ -418,6 +339,7 @@ export interface Config {
   /** Support queries and team notifications. */
   insights: InsightsConfig;
   integrations: IntegrationsConfig;
+  webhooks: WebhooksConfig;
 }
 
 /** The process environment with `overrides` on top (the CLI runs its commands without workers). */
@@ -458,6 +380,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       from: str(env, 'MAIL_FROM') ?? 'Switchboard <no-reply@switchboard.local>',
     },
     invitationTtlDays: int(env, 'INVITATION_TTL_DAYS', 7, 1, 365),
+    signIn: {
+      sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 168, 1, 8760),
+      sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 720, 1, 525_600),
+      resetTtlMinutes: int(env, 'PASSWORD_RESET_TTL_MINUTES', 60, 5, 10_080),
+      lockAfter: int(env, 'SIGN_IN_LOCK_AFTER', 5, 1, 100),
+      lockSeconds: int(env, 'SIGN_IN_LOCK_SECONDS', 60, 1, 86_400),
+      lockMaxSeconds: int(env, 'SIGN_IN_LOCK_MAX_SECONDS', 3600, 1, 604_800),
+      perMinute: int(env, 'SIGN_IN_PER_MINUTE', 30, 1, 10_000_000),
+    },
     insights: {
       agentSuccessTarget: int(env, 'AGENT_SUCCESS_TARGET', 80, 0, 100),
       defaultWindowDays: int(env, 'INSIGHTS_DEFAULT_WINDOW_DAYS', 30, 1, 3660),
@@ -486,6 +417,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     speech: speechConfig(env),
     tts: ttsConfig(env),
     integrations: integrationsConfig(env),
+    webhooks: webhooksConfig(env),
   };
   return deepFreeze(config);
 }

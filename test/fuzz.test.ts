@@ -521,9 +521,7 @@ interface ProbeAnswer {
  * stream (conversation and inbox events) that never ends, and is then taken as answered (its head
  * said 200 text/event-stream) and closed; any other answer is read whole.
  */
-async function answer(
-  request: InjectOptions,
-): Promise<ProbeAnswer | null> {
+async function answer(request: InjectOptions): Promise<ProbeAnswer | null> {
   const res = await t.app.inject({ ...request, payloadAsStream: true });
   const stream = res.stream();
   if (res.statusCode < 300 && String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {

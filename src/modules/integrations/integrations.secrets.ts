@@ -13,6 +13,32 @@ const MIN_LENGTH_FOR_HINT = 16;
 const KEY_CHECK_TEXT = 'switchboard integration secrets key check';
 const KEY_CHECK_CONTEXT = 'secret_key_check';
 
+/**
+ * A secret key `name.*` makes every value of the map `name` a secret (custom_api `headers.*`):
+ * each value sealed on its own (associated data `…:name.<entry>`), masked on its own, kept when
+ * sent back masked.
+ */
+export function secretMapOf(key: string): string | undefined {
+  return key.endsWith('.*') ? key.slice(0, -2) : undefined;
+}
+
+function mapEntries(value: unknown): [string, unknown][] {
+  return value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [];
+}
+
+/** The path of the first value of `config` under a secret key that is a mask (`key` or `map.entry`). */
+export function findMasked(config: Record<string, unknown>, secretKeys: readonly string[]): string | undefined {
+  for (const key of secretKeys) {
+    const map = secretMapOf(key);
+    if (!map) {
+      if (looksMasked(config[key])) return key;
+      continue;
+    }
+    for (const [name, value] of mapEntries(config[map])) if (looksMasked(value)) return `${map}.${name}`;
+  }
+  return undefined;
+}
+
 /** Where a secret is stored: its AES-GCM associated data. */
 export function secretContext(companyId: string, integrationId: string, key: string): string {
   return `integration:${companyId}:${integrationId}:${key}`;
@@ -37,6 +63,11 @@ export function maskSecret(value: unknown): string {
 export function secretValues(clear: Record<string, unknown>, secretKeys: readonly string[]): string[] {
   const values: string[] = [];
   for (const key of secretKeys) {
+    const map = secretMapOf(key);
+    if (map) {
+      for (const [, value] of mapEntries(clear[map])) if (typeof value === 'string') values.push(value);
+      continue;
+    }
     const value = clear[key];
     if (typeof value === 'string') values.push(value);
     else if (value && typeof value === 'object') {
@@ -75,6 +106,17 @@ export function createIntegrationSecrets(box: SecretBox) {
     seal(config: Record<string, unknown>, secretKeys: readonly string[], where: (key: string) => string) {
       const stored: Record<string, unknown> = { ...config };
       for (const key of secretKeys) {
+        const map = secretMapOf(key);
+        if (map) {
+          if (stored[map] === undefined || stored[map] === null) continue;
+          stored[map] = Object.fromEntries(
+            mapEntries(stored[map]).map(([name, value]) => [
+              name,
+              typeof value === 'string' && !isSealed(value) ? box.seal(value, where(`${map}.${name}`)) : value,
+            ]),
+          );
+          continue;
+        }
         const value = stored[key];
         if (value === undefined || value === null) continue;
         stored[key] = box.seal(typeof value === 'string' ? value : `json:${JSON.stringify(value)}`, where(key));
@@ -88,7 +130,30 @@ export function createIntegrationSecrets(box: SecretBox) {
      */
     open(stored: Record<string, unknown>, secretKeys: readonly string[], where: (key: string) => string) {
       const clear: Record<string, unknown> = { ...stored };
+      const opened = (value: string, at: string): { text: string } | undefined => {
+        try {
+          return { text: box.open(value, where(at)) };
+        } catch (error) {
+          if (!(error instanceof SecretBoxError)) throw error;
+          return undefined;
+        }
+      };
       for (const key of secretKeys) {
+        const map = secretMapOf(key);
+        if (map) {
+          if (clear[map] === undefined || clear[map] === null) continue;
+          const entries: [string, unknown][] = [];
+          for (const [name, value] of mapEntries(clear[map])) {
+            // A value stored before the map's values were secrets is clear text: it still works.
+            if (!isSealed(value)) entries.push([name, value]);
+            else {
+              const text = opened(value, `${map}.${name}`);
+              if (text) entries.push([name, text.text]);
+            }
+          }
+          clear[map] = Object.fromEntries(entries);
+          continue;
+        }
         const value = clear[key];
         if (!isSealed(value)) continue;
         try {
@@ -105,8 +170,13 @@ export function createIntegrationSecrets(box: SecretBox) {
     /** The config as responses show it: secrets masked, everything else as stored. */
     mask(clear: Record<string, unknown>, secretKeys: readonly string[]) {
       const shown: Record<string, unknown> = { ...clear };
-      for (const key of secretKeys)
-        if (shown[key] !== undefined && shown[key] !== null) shown[key] = maskSecret(shown[key]);
+      for (const key of secretKeys) {
+        const map = secretMapOf(key);
+        if (map) {
+          if (shown[map] && typeof shown[map] === 'object')
+            shown[map] = Object.fromEntries(mapEntries(shown[map]).map(([name, value]) => [name, maskSecret(value)]));
+        } else if (shown[key] !== undefined && shown[key] !== null) shown[key] = maskSecret(shown[key]);
+      }
       return shown;
     },
 
@@ -137,9 +207,24 @@ export function mergeConfig(
   secretKeys: readonly string[],
 ): { config: Record<string, unknown> } | { key: string; problem: string } {
   const config: Record<string, unknown> = { ...current };
+  const maps = secretKeys.map(secretMapOf).filter((map): map is string => map !== undefined);
   for (const [key, value] of Object.entries(sent)) {
     if (value === null) {
       delete config[key];
+    } else if (maps.includes(key) && value && typeof value === 'object' && !Array.isArray(value)) {
+      // The map sent replaces the stored one; an entry sent back masked keeps its stored value.
+      const stored = Object.fromEntries(mapEntries(current[key]));
+      const merged: Record<string, unknown> = {};
+      for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
+        if (!looksMasked(entry)) merged[name] = entry;
+        else if (stored[name] !== undefined && maskSecret(stored[name]) === entry) merged[name] = stored[name];
+        else
+          return {
+            key: `${key}.${name}`,
+            problem: 'is a masked value that does not match the stored secret; send the secret itself or omit it',
+          };
+      }
+      config[key] = merged;
     } else if (secretKeys.includes(key) && looksMasked(value)) {
       if (current[key] === undefined || maskSecret(current[key]) !== value) {
         return {
