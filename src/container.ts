@@ -338,10 +338,13 @@ export function createContainer(options: ContainerOptions): Container {
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
+      // Every process serving turns beats; where workers run, interrupted turns are recorded.
+      await chat.journal.start({ sweep: config.runWorkers });
     },
     async close() {
       if (closed) return;
       closed = true;
+      await chat.journal.stop();
       await queue.stop();
       await rollupFolder.stop();
       await changeListener.close();

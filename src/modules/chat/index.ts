@@ -22,6 +22,7 @@ import { createChatRuntime } from './chat.runtime.js';
 import { createResume } from './chat.resume.js';
 import { createConversationsService } from './chat.service.js';
 import { createStreamHub } from './chat.stream-hub.js';
+import { createTurnJournal } from './chat.turn-journal.js';
 import { createTurns, type ServingRecord, type TurnMetrics } from './chat.turns.js';
 
 export type { PreparedTurn, ServingRecord, TurnResult } from './chat.turns.js';
@@ -92,7 +93,18 @@ export function createChatModule(deps: ChatModuleDeps) {
   // Conversation events (hand-off, a person's replies) and the per-channel delivery of replies.
   const events = createConversationEvents({ db: deps.db, log: deps.log });
   const deliveries = createDeliveryRegistry({ timeoutMs: deps.deliveryTimeoutMs ?? 10_000 });
+  const journal = createTurnJournal({
+    db: deps.db,
+    supportQueries,
+    deployments,
+    heartbeatMs: deps.config.turnSweepMs,
+    // Past any turn's own time limit (the model's, plus tools and the write), whoever runs it.
+    staleTurnMs: deps.config.llmTimeoutMs * 2 + 5 * 60_000,
+    log: deps.log,
+  });
   return {
+    /** Turns in progress, kept so a process dying mid-turn leaves a recorded failed turn (`start`/`stop`/`sweep`). */
+    journal,
     runtime,
     /**
      * Events of conversations: `subscribe` (streams), `stage` + `publish` (writers), `heard` (the
@@ -123,6 +135,7 @@ export function createChatModule(deps: ChatModuleDeps) {
       metrics: deps.metrics ?? null,
       workflows: deps.workflows ?? null,
       turnCommitted: deps.turnCommitted ?? null,
+      journal,
       log: deps.log,
     }),
   };
