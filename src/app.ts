@@ -42,6 +42,7 @@ import { chatRoutes, Conversation, Message as ChatMessage } from './modules/chat
 import { companiesRoutes, Company, Invitation, Member } from './modules/companies/index.js';
 import { deploymentsRoutes } from './modules/deployments/index.js';
 import { ApiKey, ChatToken, identityRoutes, sessionRoutes, signInRoutes, User } from './modules/identity/index.js';
+import { InboxConversation, InboxMessage, inboxRoutes } from './modules/inbox/index.js';
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
 import { openAiRoutes } from './modules/openai-api/index.js';
@@ -64,6 +65,8 @@ const SHARED_SCHEMAS = [
   Workflow,
   Conversation,
   ChatMessage,
+  InboxConversation,
+  InboxMessage,
 ];
 
 /** A caller's request id is kept when it is short and plain; otherwise the request gets a new one. */
@@ -326,6 +329,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(voiceAgentsRoutes(container.voiceAgents));
       await publicApi.register(voiceSpeechRoutes(container.voiceSpeech));
       await publicApi.register(voiceRespondRoutes(container.voiceRespond, container.voiceSpeech.maxAudioBytes));
+      await publicApi.register(
+        inboxRoutes(container.inbox, { heartbeatMs: config.chat.heartbeatMs, retryMs: config.chat.streamRetryMs }),
+      );
     },
     { prefix: '/api/public' },
   );

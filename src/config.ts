@@ -140,6 +140,7 @@ export interface KnowledgeConfig {
    * All companies held together stay within four times this many chunks.
    */
   searchMemoryMaxChunks: number;
+  parseThreads: number; // PARSE_THREADS: parser threads (parsing, OCR, chunking); 0: the cores less one, 1 to 4
   embeddings: {
     /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
     provider: 'openai' | 'local' | 'none';
@@ -173,6 +174,7 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
     fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
     fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
     searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 10_000, 0, 1_000_000),
+    parseThreads: int(env, 'PARSE_THREADS', 0, 0, 64),
     embeddings: {
       provider,
       url: embeddingsUrl,

@@ -24,6 +24,7 @@ import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
 import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
+import { createInboxService, type InboxService } from './modules/inbox/index.js';
 import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
@@ -82,6 +83,8 @@ export interface Container {
   agents: AgentsService;
   /** Chat: conversations and agent turns (the chat family). */
   chat: ChatModule;
+  /** The inbox: conversations handed to people (over chat's hand-off, events and deliveries). */
+  inbox: InboxService;
   /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
   openAi: OpenAiModule;
   /** Support queries: the recorder the platform writes through and the family's reads. */
@@ -323,6 +326,7 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
+    inbox: createInboxService({ db, chat }),
     openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,

@@ -9,6 +9,7 @@ import type { Mailer } from '../../ports/mailer.js';
 import { createConversationEvents } from './chat.conversation-events.js';
 import { createDeliveryRegistry } from './chat.delivery.js';
 import { createEscalationMailer } from './chat.escalation.js';
+import { createHandoff } from './chat.handoff.js';
 import type {
   AgentNotifier,
   AgentTools,
@@ -41,6 +42,7 @@ export {
 } from './chat.conversation-events.js';
 export { streamConversationEvents } from './chat.conversation-stream.js';
 export { inboxStatus, statusEvent } from './chat.handoff-state.js';
+export type { Person } from './chat.handoff.js';
 
 export interface ChatModuleDeps {
   db: Db;
@@ -93,6 +95,7 @@ export function createChatModule(deps: ChatModuleDeps) {
   // Conversation events (hand-off, a person's replies) and the per-channel delivery of replies.
   const events = createConversationEvents({ db: deps.db, log: deps.log });
   const deliveries = createDeliveryRegistry({ timeoutMs: deps.deliveryTimeoutMs ?? 10_000 });
+  const handoff = createHandoff({ db: deps.db, events, deliveries, supportQueries });
   const journal = createTurnJournal({
     db: deps.db,
     supportQueries,
@@ -105,6 +108,8 @@ export function createChatModule(deps: ChatModuleDeps) {
   return {
     /** Turns in progress, kept so a process dying mid-turn leaves a recorded failed turn (`start`/`stop`/`sweep`). */
     journal,
+    /** Hand-off transitions: the inbox's (assign, take over, release, close, reply) and the turn's. */
+    handoff,
     runtime,
     /**
      * Events of conversations: `subscribe` (streams), `stage` + `publish` (writers), `heard` (the
@@ -136,6 +141,7 @@ export function createChatModule(deps: ChatModuleDeps) {
       workflows: deps.workflows ?? null,
       turnCommitted: deps.turnCommitted ?? null,
       journal,
+      handoff,
       log: deps.log,
     }),
   };
