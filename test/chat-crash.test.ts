@@ -17,7 +17,7 @@ import { REGIONS, createDeployment } from './helpers/deployments.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
 import { fakeProviders, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
 import { integrationsApi } from './helpers/integrations.js';
-import { HOOK_WAIT_MS, childEnv, listeningUrl, start, waitFor, type Started } from './helpers/processes.js';
+import { childEnv, listeningUrl, start, waitFor, type Started } from './helpers/processes.js';
 import { createScratchDatabase } from './helpers/scratch-db.js';
 import { multipart } from './knowledge/helpers.js';
 import { startVendorPeer, type VendorPeer } from './helpers/vendor-peer.js';
@@ -102,7 +102,7 @@ beforeAll(async () => {
       CHAT_TURN_SWEEP_MS: '200',
     }),
   });
-  await listeningUrl(service, HOOK_WAIT_MS);
+  await listeningUrl(service, 100_000);
 }, 120_000);
 
 afterAll(async () => {

@@ -170,6 +170,8 @@ export function createTurnJournal(deps: TurnJournalDeps) {
 
     /** Writes the turn before it starts (its conversation row already written). */
     async begin(turn: PendingTurn): Promise<void> {
+      // A process that has not beaten yet (not started) would read as dead to a sweeper.
+      beating ??= beat().catch((error: Error) => deps.log.warn({ error: error.message }, 'chat turn heartbeat failed'));
       await beating;
       await db
         .insertInto('chat_pending_turns')
