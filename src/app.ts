@@ -38,6 +38,7 @@ import { csrfOriginCheck } from './http/session-cookie.js';
 import { handleClientError, handleFrameworkError } from './http/transport-errors.js';
 import { createValidatorCompiler, describeValidationError, refuseUnsafeInput } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
+import { channelsRoutes } from './modules/channels/index.js';
 import { chatRoutes, Conversation, Message as ChatMessage } from './modules/chat/index.js';
 import { companiesRoutes, Company, Invitation, Member } from './modules/companies/index.js';
 import { deploymentsRoutes } from './modules/deployments/index.js';
@@ -49,6 +50,7 @@ import { openAiRoutes } from './modules/openai-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 import { voiceAgentsRoutes, voiceRespondRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
+import { WEBHOOKS_SCHEMAS, webhooksRoutes } from './modules/webhooks/index.js';
 import { Workflow, workflowsRoutes } from './modules/workflows/index.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
@@ -159,6 +161,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   for (const schema of KNOWLEDGE_SCHEMAS) app.addSchema(schema);
   for (const schema of INTEGRATIONS_SCHEMAS) app.addSchema(schema);
+  for (const schema of WEBHOOKS_SCHEMAS) app.addSchema(schema);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -326,6 +329,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(deploymentsRoutes(container.deployments));
       await publicApi.register(workflowsRoutes(container.workflows));
       await publicApi.register(integrationsRoutes(container.integrations));
+      await publicApi.register(webhooksRoutes(container.webhooks));
       await publicApi.register(voiceAgentsRoutes(container.voiceAgents));
       await publicApi.register(voiceSpeechRoutes(container.voiceSpeech));
       await publicApi.register(voiceRespondRoutes(container.voiceRespond, container.voiceSpeech.maxAudioBytes));
@@ -365,6 +369,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+
+  // Channels: vendors' inbound routes at the root, each verified by the vendor's own scheme.
+  await app.register(channelsRoutes(container.channels));
 
   // Support queries and team notifications: full paths, one scope so both families share the
   // per-key counters (1000/hour and a burst of 100/minute).
