@@ -40,6 +40,7 @@ import {
   type ServingRecord,
 } from './modules/chat/index.js';
 import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
+import { createElevenLabsApi, type ElevenLabsApi } from './modules/elevenlabs-api/index.js';
 import {
   createRollupFolder,
   createSupportQueriesService,
@@ -109,6 +110,8 @@ export interface Container {
   voiceAgents: VoiceAgentsService;
   /** Text to speech and speech to text of the voice agents family. */
   voiceSpeech: VoiceSpeechService;
+  /** ElevenLabs' protocol over the voice speech (`/elevenlabs`). */
+  elevenLabs: ElevenLabsApi;
   /** Voice turns: a voice agent's main agent answers through the chat turn, spoken. */
   voiceRespond: VoiceRespond;
   /** Starts the job queue (and its workers when config.runWorkers). */
@@ -430,6 +433,7 @@ export function createContainer(options: ContainerOptions): Container {
     webhooks,
     voiceAgents,
     voiceSpeech,
+    elevenLabs: createElevenLabsApi(voiceSpeech),
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     async start() {
       await integrations.verifySecretKey();
@@ -437,7 +441,7 @@ export function createContainer(options: ContainerOptions): Container {
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
-      if (config.runWorkers) webhooks.dispatcher.start();
+      if (config.runWorkers && config.webhooks.worker) webhooks.dispatcher.start();
       // Every process serving turns beats; where workers run, interrupted turns are recorded.
       await chat.journal.start({ sweep: config.runWorkers });
     },
