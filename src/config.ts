@@ -2,86 +2,15 @@
  * The only reader of process.env. Every setting is parsed, validated and frozen here;
  * a bad value throws a ConfigError naming the variable, and the entry point exits with it.
  */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { bool, ConfigError, identifier, int, oneOf, secret, str, url, type Env } from './config.env.js';
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) {
-    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  }
-  return value;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = str(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(name, `must be true or false, got "${raw}"`);
-}
-
-function url(env: Env, name: string, protocols: string[]): string | undefined {
-  const raw = str(env, name);
-  if (raw === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, 'must be a URL');
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use one of ${protocols.join(', ')}, got "${parsed.protocol}"`);
-  }
-  return raw;
-}
+export { ConfigError } from './config.env.js';
 
 /** MODELS_DIR: local transformers.js models, laid out as `<org>/<model>`. */
 function modelsDir(env: Env): string {
   return path.resolve(str(env, 'MODELS_DIR') ?? './models');
-}
-
-function identifier(env: Env, name: string, fallback: string): string {
-  const raw = str(env, name) ?? fallback;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
-    throw new ConfigError(name, `must be a lower-case SQL identifier, got "${raw}"`);
-  return raw;
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!(values as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
-}
-
-function secret(env: Env, name: string, prefix: string): string | undefined {
-  const raw = str(env, name);
-  if (raw === undefined) return undefined;
-  if (raw.length < 20) throw new ConfigError(name, 'must be at least 20 characters long');
-  if (!raw.startsWith(prefix)) throw new ConfigError(name, `must start with "${prefix}"`);
-  return raw;
 }
 
 /** METRICS_TOKEN: at least 16 characters a bearer token may carry (RFC 6750 token68). */
@@ -315,6 +244,32 @@ const ttsConfig = (env: Env): TtsConfig => ({
   maxTextChars: int(env, 'TTS_MAX_TEXT_CHARS', 5000, 1, 100_000),
 });
 
+/**
+ * The CPU pool (src/lib/cpu-pool.ts): CPU_POOL_THREADS worker threads (default: the cores less
+ * one, 1–4), and per kind of job the queue that may wait (one more is refused with 503 and
+ * Retry-After) and the time limit of one job. `speech`: synthesis, encoding, resampling;
+ * `documents`: text extraction of uploads and pages. CPU_POOL_MAX_HEAP_MB caps each thread's heap.
+ */
+export interface CpuPoolConfig {
+  threads: number;
+  maxHeapMb: number;
+  speech: { queue: number; timeoutMs: number };
+  documents: { queue: number; timeoutMs: number };
+}
+
+const cpuPoolConfig = (env: Env): CpuPoolConfig => ({
+  threads: int(env, 'CPU_POOL_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64),
+  maxHeapMb: int(env, 'CPU_POOL_MAX_HEAP_MB', 1024, 64, 65_536),
+  speech: {
+    queue: int(env, 'CPU_POOL_SPEECH_QUEUE', 16, 0, 10_000),
+    timeoutMs: int(env, 'CPU_POOL_SPEECH_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+  },
+  documents: {
+    queue: int(env, 'CPU_POOL_DOCUMENTS_QUEUE', 16, 0, 10_000),
+    timeoutMs: int(env, 'CPU_POOL_DOCUMENTS_TIMEOUT_MS', 300_000, 1000, 3_600_000),
+  },
+});
+
 /** Integrations (DESIGN §10): the key that encrypts their secrets and the limits of vendor calls. */
 export interface IntegrationsConfig {
   /**
@@ -415,6 +370,7 @@ export interface Config {
   chat: ChatConfig;
   speech: SpeechConfig;
   tts: TtsConfig;
+  cpuPool: CpuPoolConfig;
   /** Support queries and team notifications. */
   insights: InsightsConfig;
   integrations: IntegrationsConfig;
@@ -485,6 +441,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     knowledge: knowledgeConfig(env),
     speech: speechConfig(env),
     tts: ttsConfig(env),
+    cpuPool: cpuPoolConfig(env),
     integrations: integrationsConfig(env),
   };
   return deepFreeze(config);

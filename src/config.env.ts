@@ -1,0 +1,79 @@
+/**
+ * Readers of one environment variable each (src/config.ts assembles the settings from them): the
+ * value parsed and checked, or a ConfigError naming the variable and the problem.
+ */
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+
+export function str(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+export function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) {
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  }
+  return value;
+}
+
+export function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+export function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+export function identifier(env: Env, name: string, fallback: string): string {
+  const raw = str(env, name) ?? fallback;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
+    throw new ConfigError(name, `must be a lower-case SQL identifier, got "${raw}"`);
+  return raw;
+}
+
+export function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+export function secret(env: Env, name: string, prefix: string): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  if (raw.length < 20) throw new ConfigError(name, 'must be at least 20 characters long');
+  if (!raw.startsWith(prefix)) throw new ConfigError(name, `must start with "${prefix}"`);
+  return raw;
+}
