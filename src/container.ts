@@ -11,6 +11,8 @@ import { createDatabase, type Db, type DatabaseHandle } from './db/database.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/metrics.js';
+import { createCpuPool, type CpuPool, type CpuPoolOptions } from './lib/cpu-pool.js';
+import { SPEECH_KIND } from './adapters/espeak/espeak-tts.js';
 import { createCompaniesService, type Company, type CompaniesService } from './modules/companies/index.js';
 import { createCoherentCache } from './lib/coherent-cache.js';
 import { createListPages, pagesChanged, type ListPages } from './http/list-cache.js';
@@ -19,7 +21,12 @@ import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
 import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
-import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
+import {
+  createKnowledgeModule,
+  DOCUMENTS_KIND,
+  SEARCH_SESSION_SETTINGS,
+  type KnowledgeModule,
+} from './modules/knowledge/index.js';
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
 import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
@@ -58,6 +65,8 @@ export interface Container {
   queue: JobQueue;
   /** Prometheus instruments of this container, served by GET /metrics. */
   metrics: Metrics;
+  /** Worker threads for CPU-heavy work (speech, document extraction), bounded queues per kind. */
+  cpu: CpuPool;
   /** Serialized list pages per company, cleared on every change to what they show. */
   listPages: ListPages;
   mailer: Mailer;
@@ -101,6 +110,26 @@ export interface ContainerOptions {
   clock?: Clock;
 }
 
+/**
+ * The pool's kinds: speech may use every thread; documents (long, in the background) leave one
+ * thread to speech when there are several, so an ingestion never holds up a spoken answer.
+ */
+function cpuPoolOptions(config: Config['cpuPool'], metrics: Metrics): CpuPoolOptions {
+  return {
+    threads: config.threads,
+    maxHeapMb: config.maxHeapMb,
+    observer: metrics.cpuObserver,
+    kinds: {
+      [SPEECH_KIND]: { queue: config.speech.queue, timeoutMs: config.speech.timeoutMs },
+      [DOCUMENTS_KIND]: {
+        queue: config.documents.queue,
+        timeoutMs: config.documents.timeoutMs,
+        running: Math.max(1, config.threads - 1),
+      },
+    },
+  };
+}
+
 export function createContainer(options: ContainerOptions): Container {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
@@ -125,6 +154,8 @@ export function createContainer(options: ContainerOptions): Container {
   });
   metrics.watchPool('app', database.pool);
   metrics.watchQueues(() => queue.depth());
+  const cpu = createCpuPool(cpuPoolOptions(config.cpuPool, metrics));
+  metrics.watchCpuPool(() => cpu.stats());
   // Authenticated callers, company records, and the agents and deployments chat turns serve are
   // cached briefly, and only while a LISTEN connection guarantees that every instance hears of
   // each change (migrations 0003, 0004, 0041).
@@ -178,6 +209,7 @@ export function createContainer(options: ContainerOptions): Container {
     clock,
     log: log.child({ module: 'knowledge' }),
     changesHeard: () => changeListener.connected,
+    cpu,
     ...createKnowledgeAdapters(config.knowledge),
   });
   const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);
@@ -274,7 +306,7 @@ export function createContainer(options: ContainerOptions): Container {
     : null;
   const voiceAgents = createVoiceAgentsModule({ db, providerVoices });
   const voiceSpeech = createVoiceSpeechService({
-    tts: ttsFromConfig(config.tts),
+    tts: ttsFromConfig(config.tts, cpu),
     stt: speech,
     maxAudioBytes: config.chat.maxAudioBytes,
     providerVoices,
@@ -290,6 +322,7 @@ export function createContainer(options: ContainerOptions): Container {
     redis,
     queue,
     metrics,
+    cpu,
     listPages,
     mailer,
     companies,
@@ -318,6 +351,7 @@ export function createContainer(options: ContainerOptions): Container {
       closed = true;
       await queue.stop();
       await rollupFolder.stop();
+      await cpu.close(config.shutdownTimeoutMs);
       await changeListener.close();
       await mailer.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());

@@ -53,6 +53,8 @@ export class AppError extends Error {
     message: string,
     /** The `error` word of the insights and chat shapes; defaults from the status. */
     readonly code: string = ERROR_NAMES[statusCode] ?? 'Error',
+    /** Sent as `Retry-After` (a 429 or 503 that a later try may pass). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -70,6 +72,9 @@ export const AppErrors = {
   unsupportedMediaType: (message: string) => new AppError(415, message),
   tooManyRequests: (message: string) => new AppError(429, message),
   unavailable: (message: string) => new AppError(503, message),
+  /** The server's capacity for this work is taken (the CPU pool's queue is full): retry later. */
+  busy: (message: string, retryAfterSeconds: number) =>
+    new AppError(503, message, 'ServiceUnavailable', retryAfterSeconds),
 };
 
 /** The four body shapes of the interface spec, and OpenAI's for the OpenAI-compatible `/v1`. */

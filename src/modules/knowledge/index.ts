@@ -6,6 +6,7 @@ import type { KnowledgeConfig } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
+import type { CpuPool } from '../../lib/cpu-pool.js';
 import type { WebFetcher } from '../../ports/web-fetcher.js';
 import type { EmbedderState } from './knowledge.retrieval.js';
 import { Collection, Document } from './knowledge.schemas.js';
@@ -15,6 +16,8 @@ import { createKnowledgeService, type KnowledgeDeps } from './knowledge.service.
 export { collectionsRoutes } from './knowledge.collections.routes.js';
 export { documentsRoutes } from './knowledge.documents.routes.js';
 export type { KnowledgeService } from './knowledge.service.js';
+/** The CPU pool's kind the container sizes for document extraction. */
+export { DOCUMENTS_KIND } from './knowledge.ingest.js';
 /** Content words as the answerer compares them, and the support-domain equivalents of a query's. */
 export { contentTerms, normalizeArabic } from './knowledge.terms.js';
 export { expandTerms, type Expansion } from './knowledge.expansion.js';
@@ -33,6 +36,8 @@ export function createKnowledgeModule(
     log: KnowledgeDeps['log'];
     embedding: EmbedderState;
     fetcher: WebFetcher & { close(): Promise<void> };
+    /** The CPU pool; documents are extracted in its DOCUMENTS_KIND. */
+    cpu: CpuPool;
     /** Whether every change to the knowledge tables is being heard (the change listener is connected). */
     changesHeard: () => boolean;
   },

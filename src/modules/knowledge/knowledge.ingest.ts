@@ -9,12 +9,14 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
+import { CpuBusyError, cpuJobModule, type CpuJob, type CpuPool } from '../../lib/cpu-pool.js';
 import { EmbeddingError } from '../../ports/embedder.js';
 import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
-import { cleanText, extractDocx, extractHtml, extractPdf, IngestError, PDF_TYPE } from './knowledge.extract.js';
+import { IngestError, PDF_TYPE } from './knowledge.extract.js';
+import type { PrepareInput, PreparedText } from './knowledge.extract.job.js';
 import * as tasks from './knowledge.tasks.repo.js';
 import type { EmbedderState } from './knowledge.retrieval.js';
-import { chunkText, detectLanguage, textSearchConfig } from './knowledge.text.js';
+import { textSearchConfig } from './knowledge.text.js';
 
 export const INGEST_JOB = 'knowledge.ingest';
 
@@ -33,29 +35,41 @@ export interface IngestDeps {
   staleAfterMs?: number;
   clock: Clock;
   fetcher: WebFetcher;
+  /** Extraction runs there (DOCUMENTS_KIND). */
+  cpu: CpuPool;
   embedding: EmbedderState;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Called once a document's ingestion is committed (its search index changed). */
   searchChanged?: (companyId: string) => void;
 }
 
-async function extract(document: tasks.ClaimedDocument, fetcher: WebFetcher): Promise<{ text: string; title: string }> {
+/** The pool's kind for document extraction (the container sizes its queue). */
+export const DOCUMENTS_KIND = 'documents';
+
+const PREPARE_JOB: CpuJob<PrepareInput, PreparedText> = {
+  kind: DOCUMENTS_KIND,
+  module: cpuJobModule(import.meta.url, './knowledge.extract.job'),
+  name: 'prepare',
+  reviveError: (failure) =>
+    failure.name === 'IngestError' ? new IngestError(failure.message) : new Error(failure.message),
+};
+
+/** What the pool is given for a document: its bytes (moved to the thread) or the fetched page. */
+async function prepareInput(document: tasks.ClaimedDocument, fetcher: WebFetcher): Promise<PrepareInput> {
   switch (document.source_type) {
     case 'article':
-      return { text: document.content, title: document.title };
+      return { source: 'text', text: document.content };
     case 'file': {
       if (!document.source_bytes) throw new IngestError('The uploaded file is no longer stored; upload it again');
       const bytes = new Uint8Array(document.source_bytes);
-      const text = document.mime_type === PDF_TYPE ? await extractPdf(bytes) : await extractDocx(bytes);
-      return { text, title: document.title };
+      return { source: document.mime_type === PDF_TYPE ? 'pdf' : 'docx', bytes };
     }
     case 'website': {
       try {
         const page = await fetcher.fetchPage(document.source_url ?? '');
-        const { text } = page.contentType.startsWith('text/plain')
-          ? { text: page.body }
-          : extractHtml(page.body, page.url);
-        return { text, title: document.title };
+        return page.contentType.startsWith('text/plain')
+          ? { source: 'text', text: page.body }
+          : { source: 'html', html: page.body, url: page.url };
       } catch (error) {
         if (error instanceof FetchError) throw new IngestError(error.message);
         throw error;
@@ -64,8 +78,15 @@ async function extract(document: tasks.ClaimedDocument, fetcher: WebFetcher): Pr
   }
 }
 
+/** Extracts, cleans and chunks the document in the CPU pool. */
+async function prepare(document: tasks.ClaimedDocument, deps: Pick<IngestDeps, 'fetcher' | 'cpu'>) {
+  const input = await prepareInput(document, deps.fetcher);
+  const transfer = 'bytes' in input ? [input.bytes.buffer] : [];
+  return deps.cpu.run(PREPARE_JOB, input, { transfer });
+}
+
 export function createIngestion(deps: IngestDeps) {
-  const { db, clock, fetcher, embedding, log, queue } = deps;
+  const { db, clock, embedding, log, queue } = deps;
   const staleAfterMs = deps.staleAfterMs ?? STALE_PROCESSING_MS;
 
   async function embedChunks(chunks: string[], title: string) {
@@ -82,17 +103,15 @@ export function createIngestion(deps: IngestDeps) {
   }
 
   async function process(document: tasks.ClaimedDocument): Promise<void> {
-    const { text: raw, title } = await extract(document, fetcher);
-    const text = cleanText(raw);
+    const { text, language, chunks } = await prepare(document, deps);
+    const title = document.title;
     if (!text)
       throw new IngestError(
         document.source_type === 'file'
           ? 'No text could be extracted from the file (a scanned or empty document?)'
           : 'The document has no text',
       );
-    const language = detectLanguage(text);
     const config = textSearchConfig(language);
-    const chunks = chunkText(text, language);
     const embedded = await embedChunks(chunks, title);
     await db.transaction().execute(async (trx) => {
       if (!(await tasks.lockAttempt(trx, document.id, document.attempt))) return;
@@ -130,6 +149,8 @@ export function createIngestion(deps: IngestDeps) {
     try {
       await process(document);
     } catch (error) {
+      // A full pool is no fault of the document: the task is handed back for later.
+      if (error instanceof CpuBusyError) throw error;
       const message = error instanceof IngestError ? error.message : `Processing failed: ${(error as Error).message}`;
       if (!(error instanceof IngestError))
         log.error({ err: error, documentId: document.id }, 'document ingestion failed');

@@ -9,6 +9,7 @@ import { AppErrors } from '../../http/errors.js';
 import { parseIsoDate } from '../../http/schemas.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
+import type { CpuPool } from '../../lib/cpu-pool.js';
 import { hasRole } from '../../lib/roles.js';
 import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
 import { DOCX_TYPE, PDF_TYPE, sniffType } from './knowledge.extract.js';
@@ -26,6 +27,8 @@ export interface KnowledgeDeps {
   queue: JobQueue;
   clock: Clock;
   fetcher: WebFetcher;
+  /** The CPU pool that extracts documents' text (DOCUMENTS_KIND). */
+  cpu: CpuPool;
   embedding: EmbedderState;
   log: {
     warn(obj: object, msg: string): void;
@@ -134,6 +137,7 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     queue,
     clock,
     fetcher: deps.fetcher,
+    cpu: deps.cpu,
     embedding,
     log: deps.log,
     staleAfterMs: deps.staleAfterMs,
