@@ -3,8 +3,10 @@
  * worker. Commands use the same configuration as the service (DATABASE_URL or the embedded
  * database under DATA_DIR) and the same services.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, loadConfigWith } from './config.js';
+import { loadDotEnv } from './env-file.js';
 import type { Container } from './container.js';
 import type * as CliRuntime from './cli.runtime.js';
 import { ROLES, type Role } from './lib/roles.js';
@@ -13,6 +15,7 @@ import { ROLES, type Role } from './lib/roles.js';
 type Runtime = typeof CliRuntime;
 
 const USAGE = `Usage: switchboard <command> [options]
+       switchboard --version
 
 Commands:
   migrate                                   apply pending database migrations
@@ -255,6 +258,13 @@ SIGTERM or SIGINT.
 };
 
 const HELP = new Set(['--help', '-h']);
+const VERSION = new Set(['--version', '-v', 'version']);
+
+/** The package's version (package.json sits two levels above both src/cli.ts and dist/cli.js). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
 /** The command an argument list names, with its own arguments; or the commands of a group (`keys`). */
 function findCommand(argv: string[]): { name: string; args: string[] } | { group: string[] } | null {
@@ -267,6 +277,10 @@ function findCommand(argv: string[]): { name: string; args: string[] } | { group
 
 async function run(argv: string[]): Promise<number> {
   const [first, second] = argv;
+  if (first && VERSION.has(first) && argv.length === 1) {
+    out(`switchboard ${version()}`);
+    return 0;
+  }
   if (!first || first === 'help' || HELP.has(first)) {
     const named = first === 'help' && second ? findCommand(argv.slice(1)) : null;
     if (named && 'name' in named) out(commands[named.name]!.usage);
@@ -291,6 +305,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const work = command.prepare(found.args);
+  loadDotEnv();
   const config = found.name === 'worker' ? loadConfig() : loadConfigWith({ RUN_WORKERS: 'false' });
   const runtime = await import('./cli.runtime.js');
   const log = runtime.createLogger(config);

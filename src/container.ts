@@ -33,8 +33,14 @@ import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
 import { createElevenLabsVoices } from './adapters/elevenlabs/elevenlabs-voices.js';
 import { createAgentsService, type AgentsService } from './modules/agents/index.js';
 import type { LanguageModels } from './ports/llm.js';
-import { chatJobs, createChatModule, type ChatModule, type ServingRecord } from './modules/chat/index.js';
-import { createOpenAiModule, type OpenAiService } from './modules/openai-api/index.js';
+import {
+  chatJobs,
+  CONVERSATION_EVENTS_CHANNEL,
+  createChatModule,
+  type ChatModule,
+  type ServingRecord,
+} from './modules/chat/index.js';
+import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
 import {
   createRollupFolder,
   createSupportQueriesService,
@@ -80,7 +86,7 @@ export interface Container {
   /** Chat: conversations and agent turns (the chat family). */
   chat: ChatModule;
   /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
-  openAi: OpenAiService;
+  openAi: OpenAiModule;
   /** Support queries: the recorder the platform writes through and the family's reads. */
   supportQueries: SupportQueriesService;
   /** Team notifications: `notify` for the platform and the family's reads. */
@@ -175,6 +181,8 @@ export function createContainer(options: ContainerOptions): Container {
         knowledge.knowledgeChanged(companyId);
         pagesChanged(listPages, companyId);
       },
+      // Hand-off events written by another instance (the chat module's conversation events).
+      [CONVERSATION_EVENTS_CHANNEL]: (payload) => chat.events.heard(payload),
     },
     (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
   );
@@ -203,6 +211,7 @@ export function createContainer(options: ContainerOptions): Container {
     companyRecords,
   });
   const identity = createIdentityService({ db, companies, callers });
+  const knowledgeAdapters = createKnowledgeAdapters(config.knowledge);
   const knowledge = createKnowledgeModule(config.knowledge, {
     db,
     queue,
@@ -210,7 +219,7 @@ export function createContainer(options: ContainerOptions): Container {
     log: log.child({ module: 'knowledge' }),
     changesHeard: () => changeListener.connected,
     cpu,
-    ...createKnowledgeAdapters(config.knowledge),
+    ...knowledgeAdapters,
   });
   const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
@@ -269,6 +278,7 @@ export function createContainer(options: ContainerOptions): Container {
     workflows: workflows.routing,
     // A committed turn moved its agent's figures: this instance's agents list shows them at once.
     turnCommitted: (companyId) => listPages.clearCompany(companyId),
+    deliveryTimeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'chat' }),
   });
   for (const job of chatJobs(chat)) queue.define(job);
@@ -331,7 +341,7 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
-    openAi: createOpenAiModule({ db, clock, chat }),
+    openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,
     deployments,
@@ -342,6 +352,7 @@ export function createContainer(options: ContainerOptions): Container {
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     async start() {
       await integrations.verifySecretKey();
+      await integrations.sealClearSecrets();
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();

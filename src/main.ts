@@ -1,10 +1,12 @@
 /** Entry point of the HTTP service: `npm start`. */
 import { ConfigError, loadConfig } from './config.js';
+import { loadDotEnv } from './env-file.js';
 import { createLogger, startServer } from './server.js';
 
 async function main(): Promise<void> {
   let config;
   try {
+    loadDotEnv();
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -2,6 +2,7 @@
  * Start-up and shutdown of the HTTP service: database (embedded when DATABASE_URL is unset),
  * migrations, bootstrap, job workers, listening; and the reverse on shutdown.
  */
+import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
@@ -46,11 +47,38 @@ export async function resolveDatabase(
   return { url: embedded.url, embedded };
 }
 
+/** The port the service is told to take is held by another process: nothing was started. */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  constructor(host: string, port: number) {
+    super(
+      `PORT ${port} is already in use on ${host}: stop what holds it, or set PORT to a free port (nothing was started)`,
+    );
+  }
+}
+
+/**
+ * Refuses to start when the port is taken, before the database is started, migrated or
+ * bootstrapped (a second `npm start` must not print new secrets and then fail). Port 0 (an
+ * ephemeral port) is always free. A port taken between this check and `listen` still fails there.
+ */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error),
+    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 export async function startServer(
   config: Readonly<Config>,
   log: Logger = createLogger(config),
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
+  await assertPortFree(config.host, config.port);
   const { url: databaseUrl, embedded } = await resolveDatabase(config, log);
   let container: Container | undefined;
   try {

@@ -73,7 +73,7 @@ describe('a burst of text-to-speech requests', () => {
       body: JSON.stringify({ agent_key: setup.agentKey, query: 'Are you there?' }),
     });
     expect(turn.status).toBe(200);
-    expect((await turn.json()).agent_response_text).toBe('Still here.');
+    expect(((await turn.json()) as { agent_response_text: string }).agent_response_text).toBe('Still here.');
     // Both were answered while the speech work was still running and queued.
     expect(speech().running).toBe(1);
     expect(speech().queued).toBeGreaterThan(0);

@@ -175,6 +175,16 @@ describe('operations', () => {
     expect(metrics.body).toContain('route="/readyz"');
   });
 
+  it('names metrics as Prometheus conventions ask: only counters end in _total (promtool check metrics)', async () => {
+    const body = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const types = new Map([...body.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((match) => [match[1]!, match[2]!]));
+    expect(types.size).toBeGreaterThan(10);
+    const misnamed = [...types].filter(([name, type]) => name.endsWith('_total') && type !== 'counter');
+    expect(misnamed).toEqual([]);
+    const counters = [...types].filter(([, type]) => type === 'counter').map(([name]) => name);
+    expect(counters.filter((name) => !name.endsWith('_total'))).toEqual([]);
+  });
+
   it('publishes an OpenAPI 3.1 document covering every route, and serves the docs UI', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');

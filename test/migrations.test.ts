@@ -66,3 +66,44 @@ describe('0016 strips credentials from stored website addresses', () => {
     ]);
   });
 });
+
+describe('0105 strips credentials from stored integration addresses', () => {
+  it('drops user:password@ from clear config values, leaving sealed values and other keys alone', async () => {
+    const tenant = await createTenant(t.container);
+    const configs = [
+      { base_url: 'https://user:s3cret@api.example.com/v1', auth_type: 'none' },
+      { url: 'https://admin:p@ss@odoo.example.com', database: 'prod', api_key: 'enc:v1:abc' },
+      { base_url: 'https://api.example.com/@handle', channel: '#a@b' },
+    ];
+    const rows = await t.container.db
+      .insertInto('integrations')
+      .values(
+        configs.map((config, index) => ({
+          company_id: tenant.companyId,
+          name: `I${index}`,
+          type: 'custom_api',
+          config: JSON.stringify(config) as never,
+        })),
+      )
+      .returning(['id'])
+      .execute();
+
+    await sql.raw(await migration('0105_strip_integration_url_credentials.sql')).execute(t.container.db);
+
+    const after = await t.container.db
+      .selectFrom('integrations')
+      .select(['name', 'config'])
+      .where(
+        'id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .orderBy('name')
+      .execute();
+    expect(after.map((row) => row.config)).toEqual([
+      { base_url: 'https://api.example.com/v1', auth_type: 'none' },
+      { url: 'https://odoo.example.com', database: 'prod', api_key: 'enc:v1:abc' },
+      { base_url: 'https://api.example.com/@handle', channel: '#a@b' },
+    ]);
+  });
+});

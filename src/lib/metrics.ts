@@ -23,11 +23,21 @@ export interface QueueDepth {
   count: number;
 }
 
+const NON_COUNTER_TOTALS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
+  // prom-client also exposes the sums of three per-type gauges under names ending in `_total`,
+  // which Prometheus reserves for counters (`promtool check metrics` refuses them); the per-type
+  // gauges (`…_active_handles{type}` and the like) stay, and sum to the same figure.
+  for (const name of NON_COUNTER_TOTALS) registry.removeSingleMetric(`switchboard_${name}`);
   const registers = [registry];
   const pools = new Map<string, PoolStats>();
   let queueDepth: (() => Promise<QueueDepth[]>) | null = null;

@@ -4,9 +4,13 @@
  * whole call (INTEGRATION_TIMEOUT_MS), a cap on the answer's size, redirects never followed (an
  * API that redirects is answered with an error naming where it pointed), and vendor error
  * answers turned into ConnectorError: 429 (with Retry-After), 408 and 5xx retryable, the rest not.
- * Nothing here logs; messages name the vendor, the status and the vendor's own words, never a header.
+ * Nothing here logs; messages name the vendor, the status and the vendor's own words, never a
+ * header: an error body is scrubbed of the credentials the request carried (its authorization
+ * header and what it decodes to, credential-named headers, form fields and query parameters) in
+ * every encoding, and of anything shaped like a credential, before a word of it is read.
  */
 import { Agent, request } from 'undici';
+import { createScrubber, type Scrubber } from '../../lib/scrub.js';
 import { ConnectorError } from '../../ports/connectors.js';
 import { BlockedAddressError, checkHostName, guardedLookup, type ResolveAddresses } from './network-guard.js';
 
@@ -115,6 +119,29 @@ export function errorForStatus(
   return new ConnectorError(vendor, `request refused (HTTP ${status})${said}`, { status, retryable: false });
 }
 
+const CREDENTIAL_NAME = /auth|token|key|secret|password|passwd|session|cookie|signature|credential|assertion/i;
+
+/** The credentials a call carries, as the values to scrub from what the vendor answers. */
+export function callCredentials(call: Pick<HttpCall, 'url' | 'headers' | 'form'>): string[] {
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(call.headers ?? {})) {
+    if (!CREDENTIAL_NAME.test(name) || typeof value !== 'string') continue;
+    found.push(value);
+    const scheme = /^(\w+)\s+(.+)$/.exec(value);
+    if (scheme) {
+      found.push(scheme[2]!);
+      if (scheme[1]!.toLowerCase() === 'basic') found.push(Buffer.from(scheme[2]!, 'base64').toString('utf8'));
+    }
+  }
+  for (const [name, value] of Object.entries(call.form ?? {})) if (CREDENTIAL_NAME.test(name)) found.push(value);
+  try {
+    for (const [name, value] of new URL(call.url).searchParams) if (CREDENTIAL_NAME.test(name)) found.push(value);
+  } catch {
+    // An invalid URL is refused before any call.
+  }
+  return found;
+}
+
 function parseBody(vendor: string, status: number, text: string, contentType: string, acceptText = false): unknown {
   if (text === '') return undefined;
   try {
@@ -128,6 +155,10 @@ function parseBody(vendor: string, status: number, text: string, contentType: st
       { status, retryable: false },
     );
   }
+}
+
+function scrubberOf(call: HttpCall): Scrubber {
+  return createScrubber(callCredentials(call));
 }
 
 export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHttp {
@@ -243,7 +274,8 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
             retryable: false,
           });
         }
-        const text = await readCapped(call, body as never, status);
+        let text = await readCapped(call, body as never, status);
+        if (status >= 400) text = scrubberOf(call)(text);
         const contentType = String(answerHeaders['content-type'] ?? '');
         const parsed = parseBody(call.vendor, status, text, contentType, call.accept === 'text');
         if (status >= 400) {

@@ -20,9 +20,12 @@ import {
   MessagesQuery,
   UpdateConversationBody,
   StreamEventSchema,
+  ConversationEventSchema,
 } from './chat.schemas.js';
 import { parseChatForm } from './chat.form.js';
 import { clientSignal, resumeStream, streamTurn } from './chat.stream.js';
+import { streamConversationEvents } from './chat.conversation-stream.js';
+import { statusEvent } from './chat.handoff-state.js';
 
 const STREAM_DESCRIPTION = [
   'Sends a user message (text, or audio that is transcribed) to the agent of `agent_key`; the reply streams as',
@@ -154,6 +157,40 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
         },
       },
       async (request) => chat.conversations.messages(chatCaller(request), request.params.conversationId, request.query),
+    );
+
+    app.get(
+      '/conversations/:conversationId/events',
+      {
+        onRequest: manage,
+        schema: {
+          operationId: 'streamConversationEvents',
+          tags,
+          summary: 'Live events of a conversation (server-sent events): hand-off status, a person’s replies',
+          description: [
+            'Server-sent events while the connection is open: first `handoff` with the current status',
+            '(`bot`: the agent answers, `handoff`: waiting for a person, `assigned`: a person answers, `closed`),',
+            'then `handoff` on each change, `message` for each message written during a hand-off (the customer’s',
+            'and a person’s, `role: human`) and `delivery` when a reply’s delivery on its channel is known.',
+            'Each event has an `id:`; after a reconnect, read the messages to catch up. `: heartbeat` comments keep it open.',
+          ].join(' '),
+          params: ConversationParams,
+          produces: ['text/event-stream'],
+          response: { 200: ConversationEventSchema, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const caller = chatCaller(request);
+        const { conversationId } = request.params;
+        const filter = { companyId: caller.companyId, conversationId };
+        await streamConversationEvents(
+          reply,
+          chat.events,
+          filter,
+          async () => [statusEvent(await chat.conversations.mustFind(caller, conversationId))],
+          options,
+        );
+      },
     );
 
     app.post(

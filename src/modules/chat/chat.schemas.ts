@@ -77,7 +77,9 @@ export const Message = Type.Object(
   {
     id: Uuid(),
     conversation_id: Uuid(),
-    role: StringEnum(['user', 'assistant'] as const),
+    role: StringEnum(['user', 'assistant', 'human'] as const, {
+      description: '`human`: a person of the team answering during a hand-off',
+    }),
     content: Type.String(),
     citations: Type.Array(Citation),
     model: Nullable(Type.String()),
@@ -87,6 +89,7 @@ export const Message = Type.Object(
     was_resolved: Nullable(Type.Boolean()),
     response_time_ms: Nullable(Type.Integer()),
     finish_reason: Nullable(StringEnum(['stop', 'aborted', 'error'] as const)),
+    author_id: Type.Optional(Nullable(Uuid({ description: 'The person who wrote a `human` message' }))),
     created_at: Timestamp(),
   },
   { $id: 'ChatMessage' },
@@ -179,6 +182,20 @@ export const StreamEventSchema = Type.Object(
     additionalProperties: true,
     description:
       'text/event-stream: `event: <type>` and `data: <this object>` per event; start, [transcribed_text], agent_text_chunk…, [chunk], end (error, end on failure); `: heartbeat` comments',
+  },
+);
+
+/** The data of a conversation event (`GET /conversations/{id}/events`, the inbox's stream). */
+export const ConversationEventSchema = Type.Object(
+  {
+    id: Type.String(),
+    type: StringEnum(['handoff', 'message', 'delivery', 'resync'] as const),
+    conversation_id: Nullable(Type.String()),
+  },
+  {
+    additionalProperties: true,
+    description:
+      'text/event-stream: `handoff` {status: bot|handoff|assigned|closed, reason, assignee_id, actor_id}; `message` {message: {id, role, content, author_id, delivery_status, delivery_error, created_at}}; `delivery` {message_id, delivery_status, delivery_error}; `resync` (events may have been missed: read again)',
   },
 );
 

@@ -61,6 +61,7 @@ export function toMessage(row: repo.MessageRow): Message {
     was_resolved: row.was_resolved,
     response_time_ms: row.response_time_ms,
     finish_reason: row.finish_reason,
+    ...(row.role === 'human' ? { author_id: row.author_id } : {}),
     created_at: row.created_at.toISOString(),
   };
 }

@@ -32,14 +32,25 @@ export interface ConversationsTable {
   closed_at: Timestamp | null;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
+  /** Who answers an open conversation (migration 0130): the agent, nobody yet, or a person. */
+  handler: Generated<Handler>;
+  assignee_id: ColumnType<string | null, string | null | undefined, string | null>;
+  handoff_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  handoff_at: ColumnType<Date | null, Date | null | undefined, Date | string | null>;
 }
+
+/** `bot`: the agent answers; `handoff`: waiting for a person; `assigned`: a person answers. */
+export type Handler = 'bot' | 'handoff' | 'assigned';
+
+/** How a person's message went out on the conversation's channel (migration 0130). */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface ConversationMessagesTable {
   id: Generated<string>;
   seq: ColumnType<number, never, never>;
   company_id: string;
   conversation_id: string;
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'human';
   content: string;
   citations: ColumnType<Citation[], string | undefined, string>;
   /** The turn's tool calls (migration 0042; chat.tools.ts `ToolAction`). */
@@ -51,6 +62,10 @@ export interface ConversationMessagesTable {
   response_time_ms: number | null;
   finish_reason: 'stop' | 'aborted' | 'error' | null;
   created_at: DefaultTimestamp;
+  /** A person's message (role human): its author, and its delivery on the channel (migration 0130). */
+  author_id: ColumnType<string | null, string | null | undefined, string | null>;
+  delivery_status: ColumnType<DeliveryStatus | null, DeliveryStatus | null | undefined, DeliveryStatus | null>;
+  delivery_error: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ConversationFeedbackTable {

@@ -170,8 +170,12 @@ export function createTurns(deps: TurnsDeps) {
       closed_at: null,
       created_at: now,
       updated_at: now,
+      handler: 'bot',
+      assignee_id: null,
+      handoff_reason: null,
+      handoff_at: null,
     };
-    const { message_count: _count, ...values } = conversation;
+    const { message_count: _count, handler: _handler, ...values } = conversation;
     let written: Promise<void> | null = null;
     const persist = () => (written ??= repo.insertConversation(db, values).then(() => undefined));
     return { conversation, history, persist };

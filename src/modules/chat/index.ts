@@ -6,6 +6,8 @@ import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { LanguageModels } from '../../ports/llm.js';
 import type { Mailer } from '../../ports/mailer.js';
+import { createConversationEvents } from './chat.conversation-events.js';
+import { createDeliveryRegistry } from './chat.delivery.js';
 import { createEscalationMailer } from './chat.escalation.js';
 import type {
   AgentNotifier,
@@ -28,6 +30,16 @@ export { chatJobs } from './chat.escalation.js';
 export { chatRoutes } from './chat.routes.js';
 export { Conversation, Message } from './chat.schemas.js';
 export type { AgentTool, AgentToolResult, AgentTools, ServedWorkflow, WorkflowRouter } from './chat.ports.js';
+export type { ChannelDeliverer, DeliveryOutcome, DeliveryRegistry, OutboundReply } from './chat.delivery.js';
+export {
+  CONVERSATION_EVENTS_CHANNEL,
+  type ConversationEvent,
+  type ConversationEvents,
+  type EventFilter,
+  type InboxStatus,
+} from './chat.conversation-events.js';
+export { streamConversationEvents } from './chat.conversation-stream.js';
+export { inboxStatus, statusEvent } from './chat.handoff-state.js';
 
 export interface ChatModuleDeps {
   db: Db;
@@ -52,6 +64,8 @@ export interface ChatModuleDeps {
   workflows?: WorkflowRouter | null;
   /** Called once a turn's records have committed (the agents list's figures moved). */
   turnCommitted?: ((companyId: string) => void) | null;
+  /** How long a channel's deliverer may take to send a person's reply (default 10 s). */
+  deliveryTimeoutMs?: number;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -75,8 +89,18 @@ export function createChatModule(deps: ChatModuleDeps) {
     maxTurns: STREAM_MAX_TURNS,
     maxEvents: STREAM_MAX_EVENTS,
   });
+  // Conversation events (hand-off, a person's replies) and the per-channel delivery of replies.
+  const events = createConversationEvents({ db: deps.db, log: deps.log });
+  const deliveries = createDeliveryRegistry({ timeoutMs: deps.deliveryTimeoutMs ?? 10_000 });
   return {
     runtime,
+    /**
+     * Events of conversations: `subscribe` (streams), `stage` + `publish` (writers), `heard` (the
+     * container's LISTEN connection on CONVERSATION_EVENTS_CHANNEL).
+     */
+    events,
+    /** The delivery seam: channel modules `register(channel, deliverer)` here (chat.delivery.ts). */
+    deliveries,
     /** Streamed turns kept in process for reconnects (`Last-Event-ID`). */
     streams,
     resume: createResume({ db: deps.db, hub: streams }),

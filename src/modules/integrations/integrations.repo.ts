@@ -104,3 +104,32 @@ export async function insertKeyCheck(db: Executor, sealed: string): Promise<void
     .onConflict((conflict) => conflict.column('id').doNothing())
     .execute();
 }
+
+/** Integrations of `type` whose config has the key `key` (any company): id, company and config, by id after `after`. */
+export async function integrationsWithKey(db: Executor, type: string, key: string, after: string, limit: number) {
+  return db
+    .selectFrom('integrations')
+    .select(['id', 'company_id', 'config'])
+    .where('type', '=', type)
+    .where(sql<boolean>`config ? ${key}`)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Replaces a config only if it is still `expected` (a concurrent update wins). */
+export async function replaceConfigIf(
+  db: Executor,
+  id: string,
+  expected: Record<string, unknown>,
+  config: Record<string, unknown>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('integrations')
+    .set({ config: JSON.stringify(config) as never })
+    .where('id', '=', id)
+    .where(sql<boolean>`config = ${JSON.stringify(expected)}::jsonb`)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

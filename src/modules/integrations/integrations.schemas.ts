@@ -13,7 +13,7 @@ const ConfigObject = Type.Object(
     additionalProperties: true,
     maxProperties: 50,
     description:
-      "Kind-specific keys (see the module README). Secret keys are stored encrypted and shown as '••••' plus their last four characters.",
+      "Kind-specific keys (see the module README). Secret keys are stored encrypted and shown as '••••' plus their last four characters (short ones as '••••'); custom_api `headers` values are secrets too (declare non-secret headers in `plain_headers`). A URL carrying credentials (user:password@) anywhere in a config is refused with 400.",
   },
 );
 

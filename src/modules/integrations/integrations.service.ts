@@ -20,12 +20,14 @@ import type {
   UpdateIntegrationBody,
 } from './integrations.schemas.js';
 import {
-  looksMasked,
+  findMasked,
   scrubSecrets,
   mergeConfig,
   secretContext,
+  secretMapOf,
   type IntegrationSecrets,
 } from './integrations.secrets.js';
+import { isSealed } from '../../lib/secret-box.js';
 
 /** The largest config stored, as JSON text (a service-account key is about 2.5 KiB). */
 const MAX_CONFIG_BYTES = 64 * 1024;
@@ -59,6 +61,20 @@ export function findNul(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
+/** The first string of `value` (dotted path) that is a URL carrying credentials (`user:pass@`), or undefined. */
+export function findUrlCredentials(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') {
+    return /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]*@/i.test(value.trim()) ? path : undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = findUrlCredentials(item, `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 function requireDeveloper(context: CompanyContext, what: string) {
   if (!hasRole(context.role, 'developer')) {
     throw AppErrors.forbidden(`${what} needs the developer role; your role is ${context.role}`);
@@ -81,6 +97,12 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
 
   /** Checks a config against its kind; throws the 400 naming the first problem. */
   function checkConfig(type: string, config: Record<string, unknown>) {
+    const withCredentials = findUrlCredentials(config, 'config');
+    if (withCredentials) {
+      throw AppErrors.validation(
+        `Invalid field '${withCredentials}': must not carry credentials (user:password@); put them in the integration's secret fields`,
+      );
+    }
     const [problem] = registry.validate(type, config);
     if (problem) throw AppErrors.validation(`Invalid field '${problem.field}': ${problem.problem}`);
     if (Buffer.byteLength(JSON.stringify(config)) > MAX_CONFIG_BYTES) {
@@ -188,7 +210,7 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
       checkText(body);
       const definition = definitionOf(body.type);
       const config: Record<string, unknown> = { ...(body.config ?? {}) };
-      const masked = definition.secretKeys.find((key) => looksMasked(config[key]));
+      const masked = findMasked(config, definition.secretKeys);
       if (masked)
         throw AppErrors.validation(`Invalid field 'config.${masked}': is a masked value; send the secret itself`);
       checkConfig(body.type, config);
@@ -256,6 +278,35 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
     async check(companyId: string, id: string): Promise<IntegrationTestResult | undefined> {
       const row = await repo.findIntegration(db, companyId, id);
       return row ? liveCheck(row) : undefined;
+    },
+
+    /**
+     * Start-up, after the key check: values of secret maps stored in clear before they were
+     * secrets (custom_api `headers` written before they were sealed) are sealed now. A row
+     * changed meanwhile is left to its writer (the update seals it). Returns how many were sealed.
+     */
+    async sealClearSecrets(): Promise<number> {
+      let sealed = 0;
+      for (const type of registry.typeNames()) {
+        const keys = registry.get(type)?.secretKeys ?? [];
+        for (const map of keys.map(secretMapOf)) {
+          if (!map) continue;
+          let after = '00000000-0000-0000-0000-000000000000';
+          for (;;) {
+            const rows = await repo.integrationsWithKey(db, type, map, after, 200);
+            for (const row of rows) {
+              const entries = Object.values((row.config[map] ?? {}) as Record<string, unknown>);
+              if (entries.every((value) => typeof value !== 'string' || isSealed(value))) continue;
+              const config = secrets.seal(secrets.open(row.config, keys, where(row)), keys, where(row));
+              if (await repo.replaceConfigIf(db, row.id, row.config, config)) sealed += 1;
+            }
+            if (rows.length < 200) break;
+            after = rows.at(-1)!.id;
+          }
+        }
+      }
+      if (sealed) deps.log.info({ integrations: sealed }, 'integration secrets stored in clear were sealed');
+      return sealed;
     },
 
     /**

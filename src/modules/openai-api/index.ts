@@ -1,12 +1,28 @@
-/** The OpenAI-compatible endpoint (`/v1`): deployed agents behind OpenAI's chat-completions protocol. */
+/** The OpenAI-compatible endpoint (`/v1`): deployed agents behind OpenAI's chat-completions and Responses protocols, and the knowledge base's embedder. */
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ChatModule } from '../chat/index.js';
+import { createEmbeddings, type EmbeddingState } from './openai-api.embeddings.js';
+import { createResponses } from './openai-api.responses.js';
 import { createOpenAiService } from './openai-api.service.js';
 
 export { openAiRoutes, type OpenAiRouteOptions } from './openai-api.routes.js';
-export type { OpenAiService } from './openai-api.service.js';
 
-export function createOpenAiModule(deps: { db: Db; clock: Clock; chat: Pick<ChatModule, 'turns'> }) {
-  return createOpenAiService({ db: deps.db, clock: deps.clock, turns: deps.chat.turns });
+export function createOpenAiModule(deps: {
+  db: Db;
+  clock: Clock;
+  chat: Pick<ChatModule, 'turns'>;
+  embedding: EmbeddingState;
+}) {
+  const completions = createOpenAiService({ db: deps.db, clock: deps.clock, turns: deps.chat.turns });
+  const responses = createResponses({
+    db: deps.db,
+    clock: deps.clock,
+    turns: deps.chat.turns,
+    prepareTurn: completions.prepareTurn,
+  });
+  const embeddings = createEmbeddings(deps.embedding, deps.clock.now());
+  return { completions, responses, embeddings };
 }
+
+export type OpenAiModule = ReturnType<typeof createOpenAiModule>;

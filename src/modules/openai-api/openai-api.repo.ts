@@ -47,3 +47,19 @@ export async function listServable(db: Executor, companyId: string, agentId: str
   if (agentId) query = query.where('d.deployable_type', '=', 'agent').where('d.agent_id', '=', agentId);
   return query.orderBy('d.created_at', 'asc').orderBy('d.id', 'asc').limit(1000).execute();
 }
+
+/** The conversation of one of the company's stored answers (a response id's message), or undefined. */
+export async function conversationOfAnswer(
+  db: Executor,
+  companyId: string,
+  messageId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('conversation_messages')
+    .select('conversation_id')
+    .where('company_id', '=', companyId)
+    .where('id', '=', messageId)
+    .where('role', '=', 'assistant')
+    .executeTakeFirst();
+  return row?.conversation_id;
+}

@@ -46,44 +46,78 @@ export function modelNotFound(model: string): AppError {
 /** Tokens estimated from text when the engine counts none: ⌈characters / 4⌉. */
 export const estimateTokens = (chars: number) => Math.ceil(chars / 4);
 
-function textOf(content: ChatCompletionBody['messages'][number]['content'], index: number): string {
-  if (content === null) return '';
+/** A message's content as the field `where` names it: text parts only (`textTypes`). */
+export function textOf(
+  content: string | null | readonly { type: string }[] | undefined,
+  where: string,
+  textTypes: readonly string[] = ['text'],
+): string {
+  if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
   return content
     .map((part, partIndex) => {
-      const where = `messages[${index}].content[${partIndex}]`;
-      if (part.type !== 'text') {
+      const at = `${where}[${partIndex}]`;
+      if (!textTypes.includes(part.type)) {
         throw AppErrors.validation(
-          `Invalid field '${where}.type': only text parts are supported, not '${truncateQuoted(part.type, 40)}' (images, audio and files are not)`,
+          `Invalid field '${at}.type': only text parts are supported (${textTypes.join(', ')}), not '${truncateQuoted(part.type, 40)}' (images, audio and files are not)`,
         );
       }
       const text = (part as { text?: unknown }).text;
-      if (typeof text !== 'string') throw AppErrors.validation(`Invalid field '${where}.text': must be string`);
+      if (typeof text !== 'string') throw AppErrors.validation(`Invalid field '${at}.text': must be string`);
       return text;
     })
     .join('');
 }
 
-/** The turn's query (the last user message) and the user/assistant history before it. */
+/** A message as the turn reads it: its role and its text. */
+export interface TextMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant';
+  text: string;
+}
+
+/**
+ * The turn's query (the last user message) and the user/assistant history before it; `field`
+ * names the list in errors (`messages`, `input`).
+ */
 export function splitMessages(messages: ChatCompletionBody['messages']) {
-  const texts = messages.map((message, index) => textOf(message.content, index));
+  return splitTexts(
+    messages.map((message, index) => ({
+      role: message.role,
+      text: textOf(message.content, `messages[${index}].content`),
+    })),
+    'messages',
+  );
+}
+
+export function splitTexts(messages: TextMessage[], field: string) {
   const last = messages.findLastIndex((message) => message.role === 'user');
-  if (last < 0) throw AppErrors.validation("Invalid field 'messages': must contain a user message");
+  if (last < 0) throw AppErrors.validation(`Invalid field '${field}': must contain a user message`);
   if (last < messages.length - 1)
-    throw AppErrors.validation(`Invalid field 'messages[${last + 1}]': the last message must be the user's`);
-  const query = texts[last]!.trim();
-  if (!query) throw AppErrors.validation(`Invalid field 'messages[${last}].content': must not be empty`);
+    throw AppErrors.validation(`Invalid field '${field}[${last + 1}]': the last message must be the user's`);
+  const query = messages[last]!.text.trim();
+  if (!query) throw AppErrors.validation(`Invalid field '${field}[${last}].content': must not be empty`);
   if (query.length > MAX_QUERY)
-    throw AppErrors.validation(`Invalid field 'messages[${last}].content': must be at most ${MAX_QUERY} characters`);
+    throw AppErrors.validation(`Invalid field '${field}[${last}].content': must be at most ${MAX_QUERY} characters`);
   // The agent's instructions are the system prompt: the client's system/developer messages are not sent.
   const history = messages
     .slice(0, last)
-    .flatMap((message, index) =>
-      (message.role === 'user' || message.role === 'assistant') && texts[index]!.trim()
-        ? [{ role: message.role, content: texts[index]! }]
+    .flatMap((message) =>
+      (message.role === 'user' || message.role === 'assistant') && message.text.trim()
+        ? [{ role: message.role, content: message.text }]
         : [],
     );
-  return { query, history, promptChars: texts.reduce((sum, text) => sum + text.length, 0) };
+  return { query, history, promptChars: messages.reduce((sum, message) => sum + message.text.length, 0) };
+}
+
+/** What a turn of `/v1` is asked: the model, the query and history, and the options it passes on. */
+export interface TurnRequest {
+  model: string;
+  query: string;
+  history: { role: 'user' | 'assistant'; content: string }[];
+  conversationId?: string;
+  user?: string;
+  temperature?: number | null;
+  maxTokens?: number | null;
 }
 
 export function createOpenAiService(deps: OpenAiServiceDeps) {
@@ -95,6 +129,29 @@ export function createOpenAiService(deps: OpenAiServiceDeps) {
       if (first) return agentKeyOf(first);
     }
     throw modelNotFound(model);
+  }
+
+  /** The chat turn a `/v1` request asks for, prepared (nothing written yet); refusals in OpenAI's terms. */
+  async function prepareTurn(caller: ChatCaller, request: TurnRequest): Promise<PreparedTurn> {
+    const agentKey = await agentKeyFor(caller, request.model);
+    try {
+      return await deps.turns.prepare(
+        caller,
+        {
+          agent_key: agentKey,
+          query: request.query,
+          messages: request.history,
+          ...(request.conversationId ? { conversation_id: request.conversationId } : {}),
+          ...(request.user ? { user: request.user } : {}),
+        },
+        {
+          ...(typeof request.temperature === 'number' ? { temperature: request.temperature } : {}),
+          ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
+        },
+      );
+    } catch (error) {
+      throw openAiRefusal(error, request.model);
+    }
   }
 
   return {
@@ -120,27 +177,15 @@ export function createOpenAiService(deps: OpenAiServiceDeps) {
       const conversationId = body.metadata?.conversation_id;
       if (conversationId !== undefined && !UUID.test(conversationId))
         throw AppErrors.validation("Invalid field 'metadata.conversation_id': must be a conversation id (UUID)");
-      const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
-      const agentKey = await agentKeyFor(caller, body.model);
-      let turn: PreparedTurn;
-      try {
-        turn = await deps.turns.prepare(
-          caller,
-          {
-            agent_key: agentKey,
-            query,
-            messages: history,
-            ...(conversationId ? { conversation_id: conversationId } : {}),
-            ...(body.user ? { user: body.user } : {}),
-          },
-          {
-            ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
-            ...(maxTokens ? { maxTokens } : {}),
-          },
-        );
-      } catch (error) {
-        throw openAiRefusal(error, body.model);
-      }
+      const turn = await prepareTurn(caller, {
+        model: body.model,
+        query,
+        history,
+        ...(conversationId ? { conversationId } : {}),
+        ...(body.user ? { user: body.user } : {}),
+        temperature: body.temperature,
+        maxTokens: body.max_completion_tokens ?? body.max_tokens,
+      });
       return {
         turn,
         id: `chatcmpl-${turn.id}`,
@@ -150,6 +195,8 @@ export function createOpenAiService(deps: OpenAiServiceDeps) {
         promptChars,
       };
     },
+
+    prepareTurn,
 
     /** Runs the turn and answers the whole reply as a `chat.completion`, with its citations and tool activity. */
     async complete(prepared: PreparedCompletion, signal: AbortSignal): Promise<ChatCompletion> {

@@ -1,6 +1,7 @@
 /**
  * Any REST API (custom_api): `base_url`, an auth scheme (`bearer`, `basic` from `user:password`,
- * `api_key` in the `api_key_header` header, `none`), extra headers, and 1–20 declared
+ * `api_key` in the `api_key_header` header, `none`), extra headers (`headers`, whose values are
+ * secrets, and `plain_headers`, whose values are not), and 1–20 declared
  * operations, each one tool: its input validated against the operation's JSON schema, path
  * placeholders URL-encoded into the template, the other parameters as the query string (GET,
  * DELETE) or the JSON body (POST, PUT, PATCH). The answer (JSON or text) is handed to the model
@@ -27,6 +28,12 @@ export type { CustomApiConfig } from './custom-api.request.js';
 /** What the model gets of an answer at most (characters of its JSON text). */
 export const MAX_MODEL_CHARS = 8000;
 const HEADER_NAME = "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$";
+
+const HeaderMap = (description: string) =>
+  Type.Record(Type.String({ pattern: HEADER_NAME }), Type.String({ maxLength: 2048, pattern: '^[^\\r\\n]*$' }), {
+    maxProperties: 20,
+    description,
+  });
 
 const Operation = Type.Object(
   {
@@ -107,7 +114,7 @@ export function customApiConnector(http: ConnectorHttp): ConnectorDefinition<Cus
     name: 'Custom API',
     description: 'Any REST API: one tool per declared operation.',
     listed: true,
-    secretKeys: ['auth_token'],
+    secretKeys: ['auth_token', 'headers.*'],
     config: Type.Object(
       {
         base_url: HttpUrl('The API root every operation path is appended to.'),
@@ -126,14 +133,12 @@ export function customApiConnector(http: ConnectorHttp): ConnectorDefinition<Cus
           }),
         ),
         headers: Type.Optional(
-          Type.Record(
-            Type.String({ pattern: HEADER_NAME }),
-            Type.String({ maxLength: 2048, pattern: '^[^\\r\\n]*$' }),
-            {
-              maxProperties: 20,
-              description: 'Extra request headers (name → value).',
-            },
+          HeaderMap(
+            'Extra request headers (name → value). Their values are secrets (stored encrypted, shown masked): use plain_headers for values that are not.',
           ),
+        ),
+        plain_headers: Type.Optional(
+          HeaderMap('Extra request headers whose values are not secret (stored and shown as they are).'),
         ),
         operations: Type.Optional(Type.Array(Operation, { minItems: 1, maxItems: 20 })),
       },

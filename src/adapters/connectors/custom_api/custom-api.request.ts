@@ -24,7 +24,10 @@ export interface CustomApiConfig {
   auth_type?: 'bearer' | 'basic' | 'api_key' | 'none';
   auth_token?: string;
   api_key_header?: string;
+  /** Extra headers whose values are secrets (sealed, masked). */
   headers?: Record<string, string>;
+  /** Extra headers whose values are not secret. */
+  plain_headers?: Record<string, string>;
   operations?: CustomOperation[];
 }
 
@@ -94,13 +97,20 @@ export function refineCustomApi(config: Record<string, unknown>): { key: string;
   if (FORBIDDEN_HEADERS.has(apiKeyHeader)) {
     return { key: 'api_key_header', problem: `cannot be ${apiKeyHeader} (a transport or credential header)` };
   }
-  for (const name of Object.keys((config.headers as Record<string, string> | undefined) ?? {})) {
-    const lower = name.toLowerCase();
-    if (FORBIDDEN_HEADERS.has(lower) || (kind === 'api_key' && lower === apiKeyHeader)) {
-      return {
-        key: `headers.${name}`,
-        problem: 'cannot be set here (transport and credential headers are set by the connector)',
-      };
+  const secretNames = new Set<string>();
+  for (const map of ['headers', 'plain_headers'] as const) {
+    for (const name of Object.keys((config[map] as Record<string, string> | undefined) ?? {})) {
+      const lower = name.toLowerCase();
+      if (FORBIDDEN_HEADERS.has(lower) || (kind === 'api_key' && lower === apiKeyHeader)) {
+        return {
+          key: `${map}.${name}`,
+          problem: 'cannot be set here (transport and credential headers are set by the connector)',
+        };
+      }
+      if (map === 'headers') secretNames.add(lower);
+      else if (secretNames.has(lower)) {
+        return { key: `${map}.${name}`, problem: 'is also in headers; a header is either secret or plain' };
+      }
     }
   }
   const operations = (config.operations as CustomOperation[] | undefined) ?? [];
@@ -192,10 +202,10 @@ export function buildRequest(
   return { url: url.href, json: Object.fromEntries(entries) };
 }
 
-/** The request headers: the configured extras (lower-cased), then the credentials. */
+/** The request headers: the configured extras (plain and secret, lower-cased), then the credentials. */
 export function requestHeaders(config: CustomApiConfig): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(config.headers ?? {})) {
+  for (const [name, value] of Object.entries({ ...config.plain_headers, ...config.headers })) {
     if (!FORBIDDEN_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
   }
   const token = config.auth_token ?? '';
