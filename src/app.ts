@@ -19,7 +19,7 @@ import Fastify, {
 } from 'fastify';
 import type { Container } from './container.js';
 import { pingDatabase } from './db/database.js';
-import { apiKeyAuth, bearerChatTokenAuth, chatTokenAuth } from './http/auth.js';
+import { apiKeyAuth, bearerChatTokenAuth, chatTokenAuth, type Authenticator } from './http/auth.js';
 import './http/caller.js';
 import {
   AppError,
@@ -35,13 +35,14 @@ import { CpuBusyError } from './lib/cpu-pool.js';
 import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
 import { finishOpenApiDocument, transformRouteSchema } from './http/openapi.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
+import { csrfOriginCheck } from './http/session-cookie.js';
 import { handleClientError, handleFrameworkError } from './http/transport-errors.js';
 import { createValidatorCompiler, describeValidationError, refuseUnsafeInput } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
 import { chatRoutes, Conversation, Message as ChatMessage } from './modules/chat/index.js';
 import { companiesRoutes, Company, Invitation, Member } from './modules/companies/index.js';
 import { deploymentsRoutes } from './modules/deployments/index.js';
-import { ApiKey, ChatToken, identityRoutes, User } from './modules/identity/index.js';
+import { ApiKey, ChatToken, identityRoutes, sessionRoutes, signInRoutes, User } from './modules/identity/index.js';
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
 import { openAiRoutes } from './modules/openai-api/index.js';
@@ -89,7 +90,8 @@ function handleError(
   reply: FastifyReply,
 ) {
   if (error instanceof AppError) {
-    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+    if (error.retryAfterSeconds !== undefined)
+      reply.header('retry-after', Math.max(1, Math.ceil(error.retryAfterSeconds)));
     return sendError(request, reply, error);
   }
   if (error instanceof CpuBusyError) {
@@ -285,6 +287,22 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   );
 
   const limits = config.rateLimits;
+  // API keys, chat tokens, and the console's session cookie where an API key is expected.
+  const auth: Authenticator = {
+    authenticateApiKey: (secret) => container.identity.authenticateApiKey(secret),
+    authenticateChatToken: (secret) => container.identity.authenticateChatToken(secret),
+    authenticateSession: (sessionId) => container.signIn.authenticateSession(sessionId),
+  };
+  // Signing in: no credential yet, so counted per client address.
+  await app.register(
+    async (signIn) => {
+      const windows = [{ name: 'sign-in', max: config.signIn.perMinute, windowMs: MINUTE }];
+      signIn.addHook('onRequest', rateLimitHook(signIn, 'address', windows, limits.enabled));
+      signIn.addHook('onRequest', csrfOriginCheck(config.publicBaseUrl));
+      await signIn.register(signInRoutes(container.signIn, config.publicBaseUrl));
+    },
+    { prefix: '/api/public' },
+  );
   await app.register(
     async (publicApi) => {
       publicApi.addHook(
@@ -296,12 +314,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
           limits.enabled,
         ),
       );
-      publicApi.addHook('onRequest', apiKeyAuth(container.identity));
+      publicApi.addHook('onRequest', apiKeyAuth(auth, config.publicBaseUrl));
       publicApi.addHook('onRoute', (route) => {
         route.schema = { security: [{ apiKey: [] }], ...route.schema };
       });
       await publicApi.register(companiesRoutes(container.companies));
       await publicApi.register(identityRoutes(container.identity));
+      await publicApi.register(sessionRoutes(container.signIn, config.publicBaseUrl));
       await publicApi.register(
         documentsRoutes(container.knowledge, { maxUploadBytes: config.knowledge.maxUploadBytes }),
       );
@@ -319,7 +338,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
 
   await app.register(
     async (chatApi) => {
-      chatApi.addHook('onRequest', chatTokenAuth(container.identity));
+      chatApi.addHook('onRequest', chatTokenAuth(auth));
       chatApi.addHook('onRoute', (route) => {
         route.schema = { security: [{ apiToken: [] }], ...route.schema };
       });
@@ -338,7 +357,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   // OpenAI's protocol for OpenAI clients: a chat token as the Bearer key, OpenAI's error shape.
   await app.register(
     async (openAi) => {
-      openAi.addHook('onRequest', bearerChatTokenAuth(container.identity));
+      openAi.addHook('onRequest', bearerChatTokenAuth(auth));
       openAi.addHook('onRoute', (route) => {
         route.schema = { security: [{ chatBearer: [] }, { apiToken: [] }], ...route.schema };
       });
@@ -355,7 +374,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       { name: 'insights-minute', max: limits.insightsPerMinute, windowMs: MINUTE },
     ];
     insights.addHook('onRequest', rateLimitHook(insights, 'x-api-key', windows, limits.enabled));
-    insights.addHook('onRequest', apiKeyAuth(container.identity));
+    insights.addHook('onRequest', apiKeyAuth(auth, config.publicBaseUrl));
     insights.addHook('onRoute', (route) => {
       route.schema = { security: [{ apiKey: [] }], ...route.schema };
     });

@@ -4,13 +4,21 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { bool, ConfigError, identifier, int, oneOf, secret, str, url, type Env } from './config.env.js';
+import { bool, ConfigError, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
 
-export { ConfigError } from './config.env.js';
+export { ConfigError };
 
 /** MODELS_DIR: local transformers.js models, laid out as `<org>/<model>`. */
 function modelsDir(env: Env): string {
   return path.resolve(str(env, 'MODELS_DIR') ?? './models');
+}
+
+function secret(env: Env, name: string, prefix: string): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  if (raw.length < 20) throw new ConfigError(name, 'must be at least 20 characters long');
+  if (!raw.startsWith(prefix)) throw new ConfigError(name, `must start with "${prefix}"`);
+  return raw;
 }
 
 /** METRICS_TOKEN: at least 16 characters a bearer token may carry (RFC 6750 token68). */
@@ -324,6 +332,23 @@ export interface RateLimitConfig {
   chatStreamsPerMinute: number;
 }
 
+/** People signing in to the console with e-mail and password. */
+export interface SignInConfig {
+  /** SESSION_TTL_HOURS: a session ends this long after sign-in, used or not. */
+  sessionTtlHours: number;
+  /** SESSION_IDLE_MINUTES: a session unused this long ends. */
+  sessionIdleMinutes: number;
+  /** PASSWORD_RESET_TTL_MINUTES: how long a reset link e-mailed on request works. */
+  resetTtlMinutes: number;
+  /** SIGN_IN_LOCK_AFTER: consecutive failed sign-ins after which the account is locked. */
+  lockAfter: number;
+  /** SIGN_IN_LOCK_SECONDS: the first lock's length, doubled per further failure up to SIGN_IN_LOCK_MAX_SECONDS. */
+  lockSeconds: number;
+  lockMaxSeconds: number;
+  /** SIGN_IN_PER_MINUTE: sign-in, reset and invitation requests per client address and minute. */
+  perMinute: number;
+}
+
 /** Support queries and team notifications. */
 export interface InsightsConfig {
   /** AGENT_SUCCESS_TARGET: success rate (percent) at or above which an agent counts as above target. */
@@ -365,6 +390,7 @@ export interface Config {
   };
   mail: { smtpUrl: string | undefined; from: string };
   invitationTtlDays: number;
+  signIn: SignInConfig;
   rateLimits: RateLimitConfig;
   knowledge: KnowledgeConfig;
   chat: ChatConfig;
@@ -414,6 +440,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       from: str(env, 'MAIL_FROM') ?? 'Switchboard <no-reply@switchboard.local>',
     },
     invitationTtlDays: int(env, 'INVITATION_TTL_DAYS', 7, 1, 365),
+    signIn: {
+      sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 168, 1, 8760),
+      sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 720, 1, 525_600),
+      resetTtlMinutes: int(env, 'PASSWORD_RESET_TTL_MINUTES', 60, 5, 10_080),
+      lockAfter: int(env, 'SIGN_IN_LOCK_AFTER', 5, 1, 100),
+      lockSeconds: int(env, 'SIGN_IN_LOCK_SECONDS', 60, 1, 86_400),
+      lockMaxSeconds: int(env, 'SIGN_IN_LOCK_MAX_SECONDS', 3600, 1, 604_800),
+      perMinute: int(env, 'SIGN_IN_PER_MINUTE', 30, 1, 10_000_000),
+    },
     insights: {
       agentSuccessTarget: int(env, 'AGENT_SUCCESS_TARGET', 80, 0, 100),
       defaultWindowDays: int(env, 'INSIGHTS_DEFAULT_WINDOW_DAYS', 30, 1, 3660),

@@ -16,7 +16,12 @@ import { SPEECH_KIND } from './adapters/espeak/espeak-tts.js';
 import { createCompaniesService, type Company, type CompaniesService } from './modules/companies/index.js';
 import { createCoherentCache } from './lib/coherent-cache.js';
 import { createListPages, pagesChanged, type ListPages } from './http/list-cache.js';
-import { createIdentityService, type IdentityService } from './modules/identity/index.js';
+import {
+  createIdentityService,
+  createSignInService,
+  type IdentityService,
+  type SignInService,
+} from './modules/identity/index.js';
 import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
 import type { Mailer } from './ports/mailer.js';
@@ -78,6 +83,7 @@ export interface Container {
   mailer: Mailer;
   companies: CompaniesService;
   identity: IdentityService;
+  signIn: SignInService;
   /** Knowledge base: documents, collections, ingestion; `search` and `collectionsReadiness` for other modules. */
   knowledge: KnowledgeModule;
   /** Language models of LLM_PROVIDERS (the port the chat runtime streams from). */
@@ -211,6 +217,14 @@ export function createContainer(options: ContainerOptions): Container {
     companyRecords,
   });
   const identity = createIdentityService({ db, companies, callers });
+  const signIn = createSignInService({
+    db,
+    clock,
+    mailer,
+    companies,
+    settings: config.signIn,
+    publicBaseUrl: config.publicBaseUrl,
+  });
   const knowledgeAdapters = createKnowledgeAdapters(config.knowledge);
   const knowledge = createKnowledgeModule(config.knowledge, {
     db,
@@ -337,6 +351,7 @@ export function createContainer(options: ContainerOptions): Container {
     mailer,
     companies,
     identity,
+    signIn,
     knowledge,
     llm,
     agents,

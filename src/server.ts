@@ -85,7 +85,10 @@ export async function startServer(
     container = createContainer({ config, databaseUrl, log });
     const applied = await migrateToLatest(container.db);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    const result = await bootstrap(container.db, config.bootstrap);
+    const result = await bootstrap(container.db, config.bootstrap, {
+      publicBaseUrl: config.publicBaseUrl,
+      expiresAt: new Date(Date.now() + config.invitationTtlDays * 86_400_000),
+    });
     if (result.created) print(describeBootstrap(result));
     const app = await buildApp(container);
     await container.start();

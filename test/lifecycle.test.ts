@@ -96,6 +96,21 @@ describe('bootstrap', () => {
       const stored = await server.container.db.selectFrom('api_keys').select(['key_hash', 'key_hint']).execute();
       expect(JSON.stringify(stored)).not.toContain(key!);
 
+      // The owner's first sign-in link sets a password once and signs in.
+      const link = /(http:\/\/\S+\/console\/#\/set-password\?token=(pw_\S+))/.exec(text);
+      expect(link).not.toBeNull();
+      const setPassword = () =>
+        server.app.inject({
+          method: 'POST',
+          url: '/api/public/auth/password',
+          payload: { token: decodeURIComponent(link![2]!), password: 'a long first-start passphrase' },
+        });
+      const first = await setPassword();
+      expect(first.statusCode).toBe(200);
+      expect(first.json()).toMatchObject({ user: { email: 'owner@example.test' } });
+      expect(String(first.headers['set-cookie'])).toMatch(/^sb_session=ss_/);
+      expect((await setPassword()).statusCode).toBe(410);
+
       await server.shutdown();
       printed.length = 0;
       server = await startServer(configFor(scratch.url), silent, (line) => printed.push(line));

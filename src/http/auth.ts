@@ -1,15 +1,18 @@
 /**
- * Authentication hooks (x-api-key, x-api-token) and role guards. Missing or invalid
- * credentials → 401; a valid caller without the right → 403.
+ * Authentication hooks (x-api-key or the console's session cookie, x-api-token) and role guards.
+ * Missing or invalid credentials → 401; a cookie-authenticated write without its CSRF token → 403;
+ * a valid caller without the right → 403.
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { hasRole, type Role } from '../lib/roles.js';
 import type { Caller, ChatCaller, CompanyContext, UserCaller } from './caller.js';
 import { AppErrors } from './errors.js';
+import { csrfProblem, sessionIdOf } from './session-cookie.js';
 
 export interface Authenticator {
   authenticateApiKey(secret: string): Promise<UserCaller | null>;
   authenticateChatToken(secret: string): Promise<ChatCaller | null>;
+  authenticateSession(sessionId: string): Promise<UserCaller | null>;
 }
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
@@ -17,12 +20,25 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-export function apiKeyAuth(auth: Authenticator): onRequestAsyncHookHandler {
+/**
+ * `x-api-key`, or else the console's session cookie (`publicBaseUrl` names this service's own
+ * origin for the CSRF check). A key that is sent wins over a cookie.
+ */
+export function apiKeyAuth(auth: Authenticator, publicBaseUrl: string): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const secret = headerValue(request, 'x-api-key');
-    if (!secret) throw AppErrors.unauthorized('Missing x-api-key header');
-    const caller = await auth.authenticateApiKey(secret);
-    if (!caller) throw AppErrors.unauthorized('Invalid or revoked API key');
+    if (secret) {
+      const caller = await auth.authenticateApiKey(secret);
+      if (!caller) throw AppErrors.unauthorized('Invalid or revoked API key');
+      request.caller = caller;
+      return;
+    }
+    const sessionId = sessionIdOf(request);
+    if (!sessionId) throw AppErrors.unauthorized('Missing x-api-key header');
+    const caller = await auth.authenticateSession(sessionId);
+    if (!caller) throw AppErrors.unauthorized('Your session has ended: sign in again');
+    const forgery = csrfProblem(request, sessionId, publicBaseUrl);
+    if (forgery) throw AppErrors.forbidden(forgery);
     request.caller = caller;
   };
 }

@@ -9,7 +9,10 @@ export interface UserCaller {
   kind: 'user';
   userId: string;
   email: string;
-  apiKeyId: string;
+  /** The API key the request came with, or null for the console's session cookie. */
+  apiKeyId: string | null;
+  /** The console session the request came with, or null for an API key. */
+  sessionId: string | null;
   /** The user's active company, or null when they belong to none. */
   companyId: string | null;
   role: Role | null;

@@ -53,7 +53,7 @@ export class AppError extends Error {
     message: string,
     /** The `error` word of the insights and chat shapes; defaults from the status. */
     readonly code: string = ERROR_NAMES[statusCode] ?? 'Error',
-    /** Sent as `Retry-After` (a 429 or 503 that a later try may pass). */
+    /** Sent as Retry-After (a 429 or 503 that knows when to come back). */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
@@ -70,10 +70,9 @@ export const AppErrors = {
   conflict: (message: string) => new AppError(409, message),
   payloadTooLarge: (message: string) => new AppError(413, message),
   unsupportedMediaType: (message: string) => new AppError(415, message),
-  tooManyRequests: (message: string) => new AppError(429, message),
-  unavailable: (message: string) => new AppError(503, message),
-  /** The server's capacity for this work is taken (the CPU pool's queue is full): retry later. */
-  busy: (message: string, retryAfterSeconds: number) =>
+  tooManyRequests: (message: string, retryAfterSeconds?: number) =>
+    new AppError(429, message, 'TooManyRequests', retryAfterSeconds),
+  unavailable: (message: string, retryAfterSeconds?: number) =>
     new AppError(503, message, 'ServiceUnavailable', retryAfterSeconds),
 };
 

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppErrors } from './errors.js';
+import { sessionIdOf } from './session-cookie.js';
 
 export interface RateWindow {
   /** Distinguishes the counters of this window from every other. */
@@ -31,13 +32,19 @@ declare module 'fastify' {
   }
 }
 
+/** What requests are counted against: a credential header, or the client's address alone. */
+export type RateKey = 'x-api-key' | 'x-api-token' | 'address';
+
 /**
- * The credential a request is counted against: a hash of its key or token, else its address. A
- * chat token may also come as `Authorization: Bearer` (the OpenAI-compatible `/v1`).
+ * The credential a request is counted against: a hash of its key or token (or of the console's
+ * session cookie where a key is expected), else its address. A chat token may also come as
+ * `Authorization: Bearer` (the OpenAI-compatible `/v1`).
  */
-function credentialOf(request: FastifyRequest, header: string): string {
+function credentialOf(request: FastifyRequest, header: RateKey): string {
+  if (header === 'address') return `ip:${request.ip}`;
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  const value = request.headers[header] ?? (header === 'x-api-token' ? bearer : undefined);
+  const fallback = header === 'x-api-token' ? bearer : sessionIdOf(request);
+  const value = request.headers[header] ?? fallback;
   if (typeof value === 'string' && value.length > 0) {
     return createHash('sha256').update(value).digest('base64url').slice(0, 24);
   }
@@ -52,7 +59,7 @@ function setHeaders(reply: FastifyReply, result: Required<Pick<LimitResult, 'max
 
 export function rateLimitHook(
   app: FastifyInstance,
-  header: 'x-api-key' | 'x-api-token',
+  header: RateKey,
   windows: RateWindow[],
   enabled = true,
 ): onRequestAsyncHookHandler {

@@ -1,7 +1,7 @@
 /** Random credentials with a readable prefix, stored only as SHA-256 hashes. */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type SecretPrefix = 'sk_' | 'ct_' | 'inv_';
+export type SecretPrefix = 'sk_' | 'ct_' | 'inv_' | 'ss_' | 'pw_';
 
 export function generateSecret(prefix: SecretPrefix): string {
   return `${prefix}${randomBytes(32).toString('base64url')}`;

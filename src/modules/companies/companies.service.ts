@@ -114,11 +114,55 @@ export function createCompaniesService(deps: CompaniesDeps) {
       `Your invitation token: ${token}`,
       `It expires at ${invitation.expires_at}.`,
       '',
-      'To accept, call the API with your own API key:',
+      'To accept in the console (and choose a password if you have none yet), open:',
+      `  ${deps.publicBaseUrl}/console/#/accept?token=${encodeURIComponent(token)}`,
+      '',
+      'Or call the API with your own API key:',
       `  curl -X POST ${deps.publicBaseUrl}/api/public/companies/invitations/accept \\`,
       `    -H 'x-api-key: <your key>' -H 'content-type: application/json' -d '{"token":"${token}"}'`,
     ];
     return lines.join('\n');
+  }
+
+  /**
+   * Accepts a pending invitation for the user `resolveUser` names, given the invited e-mail inside
+   * the transaction (the caller, or a person signing up with a password, identity's sign-in).
+   */
+  async function acceptInvitationAs(
+    token: string,
+    resolveUser: (trx: Executor, email: string) => Promise<{ userId: string; activeCompanyId: string | null }>,
+  ): Promise<{ company: Company; member: Member }> {
+    const now = clock.now();
+    const outcome = await changing(
+      db.transaction().execute(async (trx) => {
+        const invitation = await repo.findInvitationByTokenForUpdate(trx, hashSecret(token));
+        if (!invitation) throw AppErrors.notFound('Invitation');
+        if (invitation.status === 'pending' && invitation.expires_at <= now) {
+          // Recorded, then reported once the transaction has committed.
+          await repo.setInvitationStatus(trx, invitation.id, 'expired');
+          return { expiredAt: invitation.expires_at.toISOString() };
+        }
+        if (invitation.status !== 'pending') {
+          throw AppErrors.badRequest(
+            invitation.status === 'accepted'
+              ? 'This invitation has already been used'
+              : `This invitation is ${invitation.status}`,
+          );
+        }
+        const user = await resolveUser(trx, invitation.email);
+        const member = await repo.insertMember(trx, {
+          company_id: invitation.company_id,
+          user_id: user.userId,
+          role: invitation.role,
+        });
+        await repo.setInvitationStatus(trx, invitation.id, 'accepted', user.userId);
+        if (!user.activeCompanyId) await repo.setActiveCompany(trx, user.userId, invitation.company_id);
+        const company = (await repo.findCompany(trx, invitation.company_id))!;
+        return { company: toCompany(company), member: toMember(member) };
+      }),
+    );
+    if ('expiredAt' in outcome) throw AppErrors.badRequest(`This invitation expired at ${outcome.expiredAt}`);
+    return outcome;
   }
 
   return {
@@ -270,40 +314,15 @@ export function createCompaniesService(deps: CompaniesDeps) {
 
     /** Accepts an invitation sent to the caller's e-mail: the caller joins with the invited role. */
     async acceptInvitation(caller: UserCaller, token: string): Promise<{ company: Company; member: Member }> {
-      const now = clock.now();
-      const outcome = await changing(
-        db.transaction().execute(async (trx) => {
-          const invitation = await repo.findInvitationByTokenForUpdate(trx, hashSecret(token));
-          if (!invitation) throw AppErrors.notFound('Invitation');
-          if (invitation.status === 'pending' && invitation.expires_at <= now) {
-            // Recorded, then reported once the transaction has committed.
-            await repo.setInvitationStatus(trx, invitation.id, 'expired');
-            return { expiredAt: invitation.expires_at.toISOString() };
-          }
-          if (invitation.status !== 'pending') {
-            throw AppErrors.badRequest(
-              invitation.status === 'accepted'
-                ? 'This invitation has already been used'
-                : `This invitation is ${invitation.status}`,
-            );
-          }
-          if (invitation.email.toLowerCase() !== caller.email.toLowerCase()) {
-            throw AppErrors.forbidden('This invitation was sent to another e-mail address');
-          }
-          const member = await repo.insertMember(trx, {
-            company_id: invitation.company_id,
-            user_id: caller.userId,
-            role: invitation.role,
-          });
-          await repo.setInvitationStatus(trx, invitation.id, 'accepted', caller.userId);
-          if (!caller.companyId) await repo.setActiveCompany(trx, caller.userId, invitation.company_id);
-          const company = (await repo.findCompany(trx, invitation.company_id))!;
-          return { company: toCompany(company), member: toMember(member) };
-        }),
-      );
-      if ('expiredAt' in outcome) throw AppErrors.badRequest(`This invitation expired at ${outcome.expiredAt}`);
-      return outcome;
+      return acceptInvitationAs(token, async (_trx, email) => {
+        if (email.toLowerCase() !== caller.email.toLowerCase()) {
+          throw AppErrors.forbidden('This invitation was sent to another e-mail address');
+        }
+        return { userId: caller.userId, activeCompanyId: caller.companyId };
+      });
     },
+
+    acceptInvitationAs,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * First start on an empty database: a "Default company", its owner (BOOTSTRAP_ADMIN_EMAIL),
- * one API key and one chat token. Known values come from BOOTSTRAP_API_KEY / BOOTSTRAP_API_TOKEN;
+ * one API key, one chat token and a single-use link with which the owner chooses a password and
+ * signs in to the console. Known values come from BOOTSTRAP_API_KEY / BOOTSTRAP_API_TOKEN;
  * otherwise random ones are generated and returned so the caller can print them once.
  * Later starts change nothing. Concurrent starts are serialized by an advisory lock.
  */
@@ -9,11 +10,18 @@ import type { Db } from '../../db/database.js';
 import { generateSecret, hashSecret, secretHint } from '../../lib/secrets.js';
 import { insertCompany, insertMember, setActiveCompany } from '../companies/index.js';
 import { insertApiKey, insertChatToken, insertUser } from './identity.repo.js';
+import { createFirstSignInLink, passwordLinkUrl } from './identity.sign-in.service.js';
 
 export interface BootstrapSettings {
   apiKey: string | undefined;
   apiToken: string | undefined;
   adminEmail: string;
+}
+
+/** Where the owner's first sign-in link points, and how long it works. */
+export interface FirstSignIn {
+  publicBaseUrl: string;
+  expiresAt: Date;
 }
 
 export type BootstrapResult =
@@ -27,9 +35,16 @@ export type BootstrapResult =
       apiToken: string;
       /** Which of the two were generated here (and so must be printed). */
       generated: { apiKey: boolean; apiToken: boolean };
+      /** The single-use link that sets the owner's password (printed once). */
+      signInLink: string;
+      signInLinkExpiresAt: Date;
     };
 
-export async function bootstrap(db: Db, settings: BootstrapSettings): Promise<BootstrapResult> {
+export async function bootstrap(
+  db: Db,
+  settings: BootstrapSettings,
+  firstSignIn: FirstSignIn,
+): Promise<BootstrapResult> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext('switchboard.bootstrap'))`.execute(trx);
     const existing = await trx.selectFrom('companies').select('id').limit(1).executeTakeFirst();
@@ -62,6 +77,7 @@ export async function bootstrap(db: Db, settings: BootstrapSettings): Promise<Bo
       token_hint: secretHint(apiToken),
       created_by: user.id,
     });
+    const linkToken = await createFirstSignInLink(trx, user.id, firstSignIn.expiresAt);
     return {
       created: true,
       companyId: company.id,
@@ -70,6 +86,8 @@ export async function bootstrap(db: Db, settings: BootstrapSettings): Promise<Bo
       apiKey,
       apiToken,
       generated: { apiKey: !settings.apiKey, apiToken: !settings.apiToken },
+      signInLink: passwordLinkUrl(firstSignIn.publicBaseUrl, linkToken),
+      signInLinkExpiresAt: firstSignIn.expiresAt,
     } as const;
   });
 }
@@ -85,6 +103,9 @@ export function describeBootstrap(result: BootstrapResult): string {
     `    owner e-mail : ${result.email}`,
     `    x-api-key    : ${show(result.apiKey, result.generated.apiKey)}`,
     `    x-api-token  : ${show(result.apiToken, result.generated.apiToken)}`,
+    '  Sign in to the console the first time with this link (it works once, until',
+    `  ${result.signInLinkExpiresAt.toISOString()}; it asks you to choose a password):`,
+    `    ${result.signInLink}`,
     '  These secrets are stored only as hashes and will not be shown again.',
     '',
   ].join('\n');

@@ -102,3 +102,47 @@ export const CreateChatTokenBody = Type.Object(
 
 export const ApiKeyPage = Page(Type.Ref(ApiKey));
 export const ChatTokenPage = Page(Type.Ref(ChatToken));
+
+export const SignedIn = Type.Object(
+  {
+    user: Type.Ref(User),
+    csrf_token: Type.String({
+      description: 'send it as x-csrf-token with every write that relies on the session cookie',
+    }),
+    expires_at: Timestamp({ description: 'the latest the session ends (it ends sooner when left unused)' }),
+  },
+  { description: 'A console session: the cookie is set by this response (HttpOnly, SameSite=Lax).' },
+);
+export type SignedIn = Static<typeof SignedIn>;
+
+const Email = Type.String({ format: 'email', maxLength: 320 });
+const NewPassword = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description: 'at least 12 and at most 128 characters; common or breached passwords are refused',
+});
+
+export const SignInBody = Type.Object(
+  { email: Email, password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  closed,
+);
+
+export const AcceptInvitationBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200, description: 'the inv_… token of the invitation' }),
+    password: NewPassword,
+    first_name: Type.Optional(Type.String({ maxLength: 100 })),
+    last_name: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  closed,
+);
+
+export const PasswordResetBody = Type.Object({ email: Email }, closed);
+
+export const SetPasswordBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200, description: 'the pw_… token of the link' }),
+    password: NewPassword,
+  },
+  closed,
+);

@@ -91,6 +91,7 @@ export function createIdentityService(deps: IdentityDeps) {
         userId: row.user_id,
         email: row.email,
         apiKeyId: row.api_key_id,
+        sessionId: null,
         companyId: row.company_id ?? null,
         role: row.role ?? null,
       };

@@ -36,8 +36,43 @@ export interface ChatTokensTable {
   revoked_at: Timestamp | null;
 }
 
+/** A user's password (scrypt, PHC string) and the lock-out that failed sign-ins earn. */
+export interface UserPasswordsTable {
+  user_id: string;
+  password_hash: string;
+  failed_attempts: Generated<number>;
+  locked_until: Timestamp | null;
+  changed_at: DefaultTimestamp;
+}
+
+/** A signed-in browser: only the SHA-256 of the cookie's session id is stored. */
+export interface UserSessionsTable {
+  id: Generated<string>;
+  user_id: string;
+  id_hash: Buffer;
+  user_agent: Generated<string>;
+  created_at: DefaultTimestamp;
+  last_seen_at: DefaultTimestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+/** A single-use link that sets a password: a reset by e-mail, or the bootstrap owner's first sign-in. */
+export interface PasswordLinksTable {
+  id: Generated<string>;
+  user_id: string;
+  purpose: 'reset' | 'first_sign_in';
+  token_hash: Buffer;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  created_at: DefaultTimestamp;
+}
+
 export interface IdentityTables {
   users: UsersTable;
   api_keys: ApiKeysTable;
   chat_tokens: ChatTokensTable;
+  user_passwords: UserPasswordsTable;
+  user_sessions: UserSessionsTable;
+  password_links: PasswordLinksTable;
 }

@@ -51,7 +51,7 @@ export type VoiceSpeechService = ReturnType<typeof createVoiceSpeechService>;
 
 /** A SpeechError of text to speech as the family's error. */
 function ttsError(error: unknown, voiceId: string): unknown {
-  if (error instanceof CpuBusyError) return AppErrors.busy(error.message, error.retryAfterSeconds);
+  if (error instanceof CpuBusyError) return AppErrors.unavailable(error.message, error.retryAfterSeconds);
   if (!(error instanceof SpeechError)) return error;
   if (error.status === 404) return AppErrors.notFound('Voice', voiceId);
   if (error.status === 429) return AppErrors.tooManyRequests(`Text-to-speech provider is busy: ${error.message}`);

@@ -1,6 +1,6 @@
 /**
- * Readers of one environment variable each (src/config.ts assembles the settings from them): the
- * value parsed and checked, or a ConfigError naming the variable and the problem.
+ * The readers config.ts parses the environment with: each names the variable in the ConfigError
+ * it throws. Reads only the `env` object it is given (config.ts alone passes process.env).
  */
 
 export class ConfigError extends Error {
@@ -68,12 +68,4 @@ export function oneOf<T extends string>(env: Env, name: string, values: readonly
     throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
   }
   return raw as T;
-}
-
-export function secret(env: Env, name: string, prefix: string): string | undefined {
-  const raw = str(env, name);
-  if (raw === undefined) return undefined;
-  if (raw.length < 20) throw new ConfigError(name, 'must be at least 20 characters long');
-  if (!raw.startsWith(prefix)) throw new ConfigError(name, `must start with "${prefix}"`);
-  return raw;
 }
