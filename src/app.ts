@@ -43,12 +43,14 @@ import { chatRoutes, Conversation, Message as ChatMessage } from './modules/chat
 import { companiesRoutes, Company, Invitation, Member } from './modules/companies/index.js';
 import { deploymentsRoutes } from './modules/deployments/index.js';
 import { ApiKey, ChatToken, identityRoutes, sessionRoutes, signInRoutes, User } from './modules/identity/index.js';
+import { InboxConversation, InboxMessage, inboxRoutes } from './modules/inbox/index.js';
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
 import { openAiRoutes } from './modules/openai-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 import { voiceAgentsRoutes, voiceRespondRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
+import { WEBHOOKS_SCHEMAS, webhooksRoutes } from './modules/webhooks/index.js';
 import { Workflow, workflowsRoutes } from './modules/workflows/index.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
@@ -65,6 +67,8 @@ const SHARED_SCHEMAS = [
   Workflow,
   Conversation,
   ChatMessage,
+  InboxConversation,
+  InboxMessage,
 ];
 
 /** A caller's request id is kept when it is short and plain; otherwise the request gets a new one. */
@@ -162,6 +166,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   for (const schema of KNOWLEDGE_SCHEMAS) app.addSchema(schema);
   for (const schema of INTEGRATIONS_SCHEMAS) app.addSchema(schema);
+  for (const schema of WEBHOOKS_SCHEMAS) app.addSchema(schema);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -329,9 +334,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(deploymentsRoutes(container.deployments));
       await publicApi.register(workflowsRoutes(container.workflows));
       await publicApi.register(integrationsRoutes(container.integrations));
+      await publicApi.register(webhooksRoutes(container.webhooks));
       await publicApi.register(voiceAgentsRoutes(container.voiceAgents));
       await publicApi.register(voiceSpeechRoutes(container.voiceSpeech));
       await publicApi.register(voiceRespondRoutes(container.voiceRespond, container.voiceSpeech.maxAudioBytes));
+      await publicApi.register(
+        inboxRoutes(container.inbox, { heartbeatMs: config.chat.heartbeatMs, retryMs: config.chat.streamRetryMs }),
+      );
     },
     { prefix: '/api/public' },
   );

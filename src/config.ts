@@ -5,6 +5,10 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bool, ConfigError, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
+import { integrationsConfig, webhooksConfig, type IntegrationsConfig, type WebhooksConfig } from './config.outbound.js';
+
+export type { IntegrationsConfig, WebhooksConfig } from './config.outbound.js';
+export { DEFAULT_RETRY_SCHEDULE_MS } from './config.outbound.js';
 
 export { ConfigError };
 
@@ -136,6 +140,7 @@ export interface KnowledgeConfig {
    * All companies held together stay within four times this many chunks.
    */
   searchMemoryMaxChunks: number;
+  parseThreads: number; // PARSE_THREADS: parser threads (parsing, OCR, chunking); 0: the cores less one, 1 to 4
   embeddings: {
     /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
     provider: 'openai' | 'local' | 'none';
@@ -169,6 +174,7 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
     fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
     fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
     searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 10_000, 0, 1_000_000),
+    parseThreads: int(env, 'PARSE_THREADS', 0, 0, 64),
     embeddings: {
       provider,
       url: embeddingsUrl,
@@ -255,14 +261,13 @@ const ttsConfig = (env: Env): TtsConfig => ({
 /**
  * The CPU pool (src/lib/cpu-pool.ts): CPU_POOL_THREADS worker threads (default: the cores less
  * one, 1–4), and per kind of job the queue that may wait (one more is refused with 503 and
- * Retry-After) and the time limit of one job. `speech`: synthesis, encoding, resampling;
- * `documents`: text extraction of uploads and pages. CPU_POOL_MAX_HEAP_MB caps each thread's heap.
+ * Retry-After) and the time limit of one job. `speech`: synthesis, encoding, resampling.
+ * CPU_POOL_MAX_HEAP_MB caps each thread's heap.
  */
 export interface CpuPoolConfig {
   threads: number;
   maxHeapMb: number;
   speech: { queue: number; timeoutMs: number };
-  documents: { queue: number; timeoutMs: number };
 }
 
 const cpuPoolConfig = (env: Env): CpuPoolConfig => ({
@@ -272,50 +277,7 @@ const cpuPoolConfig = (env: Env): CpuPoolConfig => ({
     queue: int(env, 'CPU_POOL_SPEECH_QUEUE', 16, 0, 10_000),
     timeoutMs: int(env, 'CPU_POOL_SPEECH_TIMEOUT_MS', 120_000, 1000, 3_600_000),
   },
-  documents: {
-    queue: int(env, 'CPU_POOL_DOCUMENTS_QUEUE', 16, 0, 10_000),
-    timeoutMs: int(env, 'CPU_POOL_DOCUMENTS_TIMEOUT_MS', 300_000, 1000, 3_600_000),
-  },
 });
-
-/** Integrations (DESIGN §10): the key that encrypts their secrets and the limits of vendor calls. */
-export interface IntegrationsConfig {
-  /**
-   * SECRET_KEY: the AES-256-GCM key of stored integration secrets, as 64 hex characters
-   * (normalized to lower case). Unset: a key generated once into DATA_DIR/secret.key is used.
-   */
-  secretKeyHex: string | undefined;
-  /** ALLOW_PRIVATE_URLS: let connectors reach loopback/private/link-local addresses (tests only). */
-  allowPrivateUrls: boolean;
-  /** INTEGRATION_TIMEOUT_MS: upper bound of one vendor call (connect, answer and body). */
-  timeoutMs: number;
-  /** INTEGRATION_MAX_RESPONSE_KB: a vendor answer larger than this is refused. */
-  maxResponseBytes: number;
-}
-
-/** SECRET_KEY: 32 bytes written as 64 hex characters or as base64 (standard or URL-safe). */
-function secretKey(env: Env): string | undefined {
-  const raw = str(env, 'SECRET_KEY');
-  if (raw === undefined) return undefined;
-  if (/^[0-9a-fA-F]{64}$/.test(raw)) return raw.toLowerCase();
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
-    const bytes = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-    if (bytes.length === 32) return bytes.toString('hex');
-  }
-  throw new ConfigError(
-    'SECRET_KEY',
-    'must be 32 random bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)',
-  );
-}
-
-function integrationsConfig(env: Env): IntegrationsConfig {
-  return {
-    secretKeyHex: secretKey(env),
-    allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
-    timeoutMs: int(env, 'INTEGRATION_TIMEOUT_MS', 10_000, 100, 300_000),
-    maxResponseBytes: int(env, 'INTEGRATION_MAX_RESPONSE_KB', 2048, 1, 102_400) * 1024,
-  };
-}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -400,6 +362,7 @@ export interface Config {
   /** Support queries and team notifications. */
   insights: InsightsConfig;
   integrations: IntegrationsConfig;
+  webhooks: WebhooksConfig;
 }
 
 /** The process environment with `overrides` on top (the CLI runs its commands without workers). */
@@ -478,6 +441,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     tts: ttsConfig(env),
     cpuPool: cpuPoolConfig(env),
     integrations: integrationsConfig(env),
+    webhooks: webhooksConfig(env),
   };
   return deepFreeze(config);
 }

@@ -26,12 +26,8 @@ import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
 import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
-import {
-  createKnowledgeModule,
-  DOCUMENTS_KIND,
-  SEARCH_SESSION_SETTINGS,
-  type KnowledgeModule,
-} from './modules/knowledge/index.js';
+import { createInboxService, type InboxService } from './modules/inbox/index.js';
+import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
 import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
@@ -57,6 +53,9 @@ import { createWorkflowsService, type WorkflowsService } from './modules/workflo
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
+import { createWebhookSender } from './adapters/webhooks/webhook-sender.js';
+import { AppError } from './http/errors.js';
+import { createWebhooksModule, WEBHOOK_EVENTS_CHANNEL, type WebhooksModule } from './modules/webhooks/index.js';
 import {
   createVoiceAgentsModule,
   createVoiceRespond,
@@ -91,6 +90,8 @@ export interface Container {
   agents: AgentsService;
   /** Chat: conversations and agent turns (the chat family). */
   chat: ChatModule;
+  /** The inbox: conversations handed to people (over chat's hand-off, events and deliveries). */
+  inbox: InboxService;
   /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
   openAi: OpenAiModule;
   /** Support queries: the recorder the platform writes through and the family's reads. */
@@ -103,6 +104,8 @@ export interface Container {
   workflows: WorkflowsService;
   /** Integrations and their connectors; `registry` gives the tools of an integration. */
   integrations: IntegrationsModule;
+  /** Outbound webhooks: endpoints, the delivery log, and the worker that fans events out and sends them. */
+  webhooks: WebhooksModule;
   /** Voice agents: records and the curated voice catalog (checked when the container is built). */
   voiceAgents: VoiceAgentsService;
   /** Text to speech and speech to text of the voice agents family. */
@@ -115,6 +118,21 @@ export interface Container {
   close(): Promise<void>;
 }
 
+/** The context of the platform reading a company's resources (as its owner would see them). */
+function systemReader(companyId: string) {
+  return { companyId, userId: '00000000-0000-0000-0000-000000000000', role: 'owner' as const };
+}
+
+/** The value, or null when the resource is gone (a 404). */
+async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof AppError && error.statusCode === 404) return null;
+    throw error;
+  }
+}
+
 export interface ContainerOptions {
   config: Readonly<Config>;
   databaseUrl: string;
@@ -122,23 +140,13 @@ export interface ContainerOptions {
   clock?: Clock;
 }
 
-/**
- * The pool's kinds: speech may use every thread; documents (long, in the background) leave one
- * thread to speech when there are several, so an ingestion never holds up a spoken answer.
- */
+/** The pool's kinds: speech (synthesis, encoding, resampling) for now; new CPU-heavy work adds its own. */
 function cpuPoolOptions(config: Config['cpuPool'], metrics: Metrics): CpuPoolOptions {
   return {
     threads: config.threads,
     maxHeapMb: config.maxHeapMb,
     observer: metrics.cpuObserver,
-    kinds: {
-      [SPEECH_KIND]: { queue: config.speech.queue, timeoutMs: config.speech.timeoutMs },
-      [DOCUMENTS_KIND]: {
-        queue: config.documents.queue,
-        timeoutMs: config.documents.timeoutMs,
-        running: Math.max(1, config.threads - 1),
-      },
-    },
+    kinds: { [SPEECH_KIND]: { queue: config.speech.queue, timeoutMs: config.speech.timeoutMs } },
   };
 }
 
@@ -189,6 +197,8 @@ export function createContainer(options: ContainerOptions): Container {
       },
       // Hand-off events written by another instance (the chat module's conversation events).
       [CONVERSATION_EVENTS_CHANNEL]: (payload) => chat.events.heard(payload),
+      // An event entered the outbox (migration 0160): this process's webhook sender, if it runs, fans it out.
+      [WEBHOOK_EVENTS_CHANNEL]: () => webhooks.dispatcher.wake(),
     },
     (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
   );
@@ -232,7 +242,6 @@ export function createContainer(options: ContainerOptions): Container {
     clock,
     log: log.child({ module: 'knowledge' }),
     changesHeard: () => changeListener.connected,
-    cpu,
     ...knowledgeAdapters,
   });
   const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);
@@ -312,13 +321,61 @@ export function createContainer(options: ContainerOptions): Container {
     timeoutMs: config.integrations.timeoutMs,
     maxResponseBytes: config.integrations.maxResponseBytes,
   });
+  const box = createSecretBox(secretKey);
   const integrations = createIntegrationsModule({
     db,
-    box: createSecretBox(secretKey),
+    box,
     connectors: connectors.definitions,
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
   });
+  const webhookSender = createWebhookSender({
+    allowPrivate: config.webhooks.allowPrivateUrls,
+    timeoutMs: config.webhooks.timeoutMs,
+    maxResponseBytes: config.webhooks.maxResponseBytes,
+  });
+  const webhooks = createWebhooksModule(
+    {
+      schedule: config.webhooks.retrySchedule,
+      perEndpoint: config.webhooks.endpointConcurrency,
+      concurrency: config.webhooks.concurrency,
+      pollMs: config.webhooks.pollMs,
+      leaseMs: config.webhooks.leaseMs,
+      retentionDays: config.webhooks.retentionDays,
+    },
+    {
+      db,
+      clock,
+      box,
+      sender: webhookSender,
+      // Events carry their resource as the API shows it, read as the company's owner would.
+      readers: {
+        support_query: (companyId, id) => orNull(() => supportQueries.get(systemReader(companyId), id)),
+        notification: (companyId, id) => orNull(() => notifications.get(systemReader(companyId), id)),
+        deployment: (companyId, id) => orNull(() => deployments.get(systemReader(companyId), id)),
+        // A document's text is not sent (it may be megabytes): GET /documents/{id} has it.
+        document: async (companyId, id) => {
+          const document = await orNull(() => knowledge.getDocument(systemReader(companyId), id));
+          if (!document) return null;
+          const { content: _content, ...rest } = document;
+          return rest;
+        },
+      },
+      onDisabled: async (trx, input) => {
+        await notifications.notify(trx, {
+          companyId: input.companyId,
+          notificationType: 'system',
+          category: 'system',
+          priority: 'high',
+          title: 'Webhook endpoint disabled',
+          // The origin only: a receiver's path or query may hold a token of its own.
+          message: `Deliveries to ${input.origin} failed for the whole retry schedule, so the endpoint was disabled. Fix the receiver, then enable it again (PATCH /api/public/webhooks/${input.endpointId} with enabled: true) and retry the failed deliveries.`,
+          metadata: { webhook_id: input.endpointId },
+        });
+      },
+      log: log.child({ module: 'webhooks' }),
+    },
+  );
   // With ElevenLabs, its voice list (cached) is accepted besides the catalog's voices.
   const { elevenLabs } = config.tts;
   const providerVoices = elevenLabs.apiKey
@@ -356,12 +413,14 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
+    inbox: createInboxService({ db, chat }),
     openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,
     deployments,
     workflows,
     integrations,
+    webhooks,
     voiceAgents,
     voiceSpeech,
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
@@ -371,10 +430,12 @@ export function createContainer(options: ContainerOptions): Container {
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
+      if (config.runWorkers) webhooks.dispatcher.start();
     },
     async close() {
       if (closed) return;
       closed = true;
+      await webhooks.dispatcher.stop();
       await queue.stop();
       await rollupFolder.stop();
       await cpu.close(config.shutdownTimeoutMs);
@@ -383,6 +444,7 @@ export function createContainer(options: ContainerOptions): Container {
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await knowledge.close();
       await connectors.close();
+      await webhookSender.close();
       await database.close();
     },
   };

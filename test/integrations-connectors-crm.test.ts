@@ -84,11 +84,13 @@ describe('Zendesk connector', () => {
     expect(zendesk.requests.at(-1)!.json).toEqual({
       ticket: {
         subject: 'Customer asks for a person',
-        comment: { body: 'Customer: where is my order?\nAssistant: …' },
+        comment: { body: 'Customer: where is my order?\nAssistant: …', public: false },
         requester: { email: 'ana@example.com', name: 'Ana Lima' },
         priority: 'high',
       },
     });
+    // The reason and transcript are an internal note: Zendesk does not e-mail them to the requester.
+    expect(ticket.public).toBe(false);
     expect(await run('get_ticket_status', { ticket_id: ticket.id })).toMatchObject({
       summary: `Ticket #${ticket.id}: new`,
       data: { id: ticket.id, found: true, status: 'new', subject: 'Customer asks for a person' },
@@ -203,6 +205,15 @@ describe('HubSpot connector', () => {
       body: 'Asked about &lt;refunds&gt; &amp; returns<br>Resolved',
     });
     expect(Number.isNaN(Date.parse(hubspot.notes.at(-1)!.timestamp))).toBe(false);
+    // 60,000 characters (the tool's bound) of '&' are 300,000 of HTML: cut to HubSpot's 65,536.
+    expect(await run('log_note', { contact_id: '501', text: `${'&'.repeat(59_990)}\r\nend` })).toMatchObject({
+      summary: expect.stringMatching(/^Logged note \d+ on contact 501$/),
+    });
+    const long = hubspot.notes.at(-1)!.body;
+    expect(long.length).toBeLessThanOrEqual(65_536);
+    expect(long).toMatch(/^(&amp;)+<br>… \(cut: the note was longer than HubSpot allows\)$/);
+    expect(await run('log_note', { contact_id: '501', text: 'a\r\nb' })).toBeTruthy();
+    expect(hubspot.notes.at(-1)!.body).toBe('a<br>b');
     expect(await failure(run('log_note', { contact_id: '777', text: 'x' }))).toMatchObject({
       status: 400,
       retryable: false,

@@ -328,6 +328,19 @@ describe('Gmail connector', () => {
     expect(mail.body.replace(/\r\n/g, '\n').trimEnd()).toBe('Bonjour Dana,\nà demain.');
   });
 
+  it('send_email: every line of the message ends in CRLF, whatever line breaks the body had', async () => {
+    const { gmail } = connectors();
+    const context = { config: gmailConfig(), signal: signal() };
+    await tool(gmail, gmailConfig(), 'send_email').run(
+      { to: 'dana@example.com', subject: 'Lines', body: `One\nTwo\r\nThree\rFour ${'long '.repeat(30)}\nEnd` },
+      context,
+    );
+    const mail = google.sent.at(-1)!;
+    expect(mail.raw).not.toMatch(/(^|[^\r])\n/);
+    expect(mail.raw).not.toMatch(/\r(?!\n)/);
+    expect(mail.body.split('\r\n').slice(0, 4)).toEqual(['One', 'Two', 'Three', expect.stringMatching(/^Four long/)]);
+  });
+
   it('refuses more than one address, and reports Google refusals', async () => {
     const { gmail } = connectors();
     const send = tool(gmail, gmailConfig(), 'send_email');

@@ -8,7 +8,12 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnectorHttp, retryAfterMs, type ConnectorHttp } from '../src/adapters/connectors/http.js';
-import { shopifyConnector } from '../src/adapters/connectors/shopify/shopify.connector.js';
+import {
+  shopifyConnector,
+  shopifyDefaultApiVersion,
+  shopifySupportEnds,
+  shopifyVersionWarning,
+} from '../src/adapters/connectors/shopify/shopify.connector.js';
 import { orderSearch, productSearch } from '../src/adapters/connectors/shopify/shopify.graphql.js';
 import { slackConnector } from '../src/adapters/connectors/slack/slack.connector.js';
 import { smtpConnector, type SmtpConfig } from '../src/adapters/connectors/smtp/smtp.connector.js';
@@ -206,6 +211,26 @@ describe('Slack connector', () => {
       retryable: true,
       retryAfterMs: 30_000,
     });
+    // chat.postMessage's message limit: HTTP 200 {ok:false, error:"rate_limited"}, retried like a 429.
+    slack.fail({
+      kind: 'status',
+      status: 200,
+      headers: { 'retry-after': '3' },
+      body: { ok: false, error: 'rate_limited' },
+    });
+    const post2 = tool(connector, config(), 'post_message');
+    expect(await failure(post2.run({ text: 'x' }, { config: config(), signal: signal() }))).toMatchObject({
+      status: 200,
+      code: 'rate_limited',
+      retryable: true,
+      retryAfterMs: 3000,
+      message: 'Slack: rate limit reached (rate_limited) (retry after 3 s)',
+    });
+    slack.fail({ kind: 'status', status: 200, body: { ok: false, error: 'rate_limited' } });
+    expect(await failure(post2.run({ text: 'x' }, { config: config(), signal: signal() }))).toMatchObject({
+      retryable: true,
+      retryAfterMs: undefined,
+    });
     slack.fail({ kind: 'status', status: 200, body: { ok: false, error: 'service_unavailable' } });
     expect(await failure(connector.test({ config: config(), signal: signal() }))).toMatchObject({
       retryable: true,
@@ -243,11 +268,42 @@ describe('Shopify connector', () => {
   it('tests with shop { name } on the Admin GraphQL endpoint', async () => {
     expect(await connector.test(context())).toEqual({ detail: 'Connected to Shopify shop Acme Store' });
     const request = shop.requests.at(-1)!;
-    expect(request.path).toBe('/admin/api/2025-07/graphql.json');
+    expect(request.path).toBe(`/admin/api/${shopifyDefaultApiVersion()}/graphql.json`);
     expect(request.headers['x-shopify-access-token']).toBe(shop.token);
     expect(request.json).toMatchObject({ query: expect.stringContaining('shop { name }'), variables: {} });
-    await connector.test(context({ api_version: '2025-10' }));
-    expect(shop.requests.at(-1)!.path).toBe('/admin/api/2025-10/graphql.json');
+    const supported = shopifyDefaultApiVersion();
+    expect(await connector.test(context({ api_version: supported }))).toEqual({
+      detail: 'Connected to Shopify shop Acme Store',
+    });
+    expect(shop.requests.at(-1)!.path).toBe(`/admin/api/${supported}/graphql.json`);
+  });
+
+  it('defaults to a supported API version and warns when the configured one is past support', async () => {
+    // The default is the previous quarter's stable version: released, and supported six months more.
+    expect(shopifyDefaultApiVersion(new Date('2026-11-26T12:00:00Z'))).toBe('2026-07');
+    expect(shopifyDefaultApiVersion(new Date('2027-02-01T00:00:00Z'))).toBe('2026-10');
+    expect(shopifyDefaultApiVersion(new Date('2026-03-31T23:59:59Z'))).toBe('2025-10');
+    for (const day of ['2026-01-01', '2026-05-15', '2026-09-30', '2026-12-31']) {
+      const on = new Date(`${day}T12:00:00Z`);
+      const ends = shopifySupportEnds(shopifyDefaultApiVersion(on))!;
+      expect(ends.getTime() - on.getTime()).toBeGreaterThan(180 * 24 * 3600 * 1000);
+    }
+    expect(shopifySupportEnds('2025-07')!.toISOString()).toBe('2026-07-01T00:00:00.000Z');
+
+    // 2025-07 left support on 2026-07-01: the peer serves the oldest supported version, and the check says so.
+    const before = shop.requests.length;
+    const old = await connector.test(context({ api_version: '2025-07' }));
+    expect(shop.requests.slice(before).map((request) => request.path)).toEqual(['/admin/api/2025-07/graphql.json']);
+    expect(old.detail).toMatch(
+      /^Connected to Shopify shop Acme Store \(warning: API version 2025-07 left Shopify's support on 2026-07-01; set api_version to a supported one \(e\.g\. \d{4}-\d{2}\) or remove it\)$/,
+    );
+    // Judged on the connector's clock: on a date when 2025-07 was current, no warning from the date.
+    const then = shopifyConnector(http, { now: () => new Date('2026-02-01T00:00:00Z') });
+    expect(shopifyVersionWarning('2025-07', '2025-07', new Date('2026-02-01T00:00:00Z'))).toBeUndefined();
+    // …but the version the peer served (today) is not the one asked for.
+    expect((await then.test(context({ api_version: '2025-07' }))).detail).toMatch(
+      /\(warning: Shopify served API version \d{4}-\d{2}, not 2025-07; set api_version/,
+    );
   });
 
   it('looks an order up by number or e-mail, with fulfilment and tracking', async () => {
@@ -358,6 +414,8 @@ describe('SMTP connector', () => {
     host: smtp.host,
     port: smtp.port,
     secure: false,
+    // The peer offers no STARTTLS: a trusted relay, declared so.
+    require_tls: false,
     username: smtp.username,
     password: smtp.password,
     from: 'Acme Support <support@acme.test>',
@@ -368,6 +426,23 @@ describe('SMTP connector', () => {
     expect(await connector.test({ config: config(), signal: signal() })).toEqual({
       detail: `Connected to 127.0.0.1:${smtp.port} and signed in`,
     });
+  });
+
+  it('requires TLS unless the integration says otherwise: no password is sent to a server without STARTTLS', async () => {
+    const before = smtp.authAttempts;
+    const received = smtp.received.length;
+    const strict = config({ require_tls: undefined });
+    const refused = await failure(connector.test({ config: strict, signal: signal() }));
+    expect(refused).toMatchObject({ code: 'ETLS', retryable: false });
+    expect(refused.message).toBe(
+      `SMTP: 127.0.0.1 does not offer STARTTLS, and TLS is required (set secure for TLS from the start, or require_tls: false for a trusted relay)`,
+    );
+    const send = tool(connector, strict, 'send_email');
+    expect(
+      await failure(send.run({ to: 'team@acme.test', subject: 'x', text: 'y' }, { config: strict, signal: signal() })),
+    ).toMatchObject({ code: 'ETLS' });
+    expect(smtp.authAttempts).toBe(before);
+    expect(smtp.received.length).toBe(received);
   });
 
   it('sends an e-mail that the server receives', async () => {

@@ -137,6 +137,7 @@ describe('SMTP', () => {
     config: {
       host: smtp.host,
       port: smtp.port,
+      require_tls: false,
       username: smtp.username,
       password: smtp.password,
       from: 'support@acme.test',

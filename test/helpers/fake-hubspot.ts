@@ -65,6 +65,13 @@ export async function startFakeHubspot(token = 'pat-eu1-peer-0000-0000-000000000
       if (typeof properties.hs_timestamp !== 'string' || Number.isNaN(Date.parse(properties.hs_timestamp))) {
         return error(400, 'VALIDATION_ERROR', 'Property values were not valid: hs_timestamp is required');
       }
+      if (String(properties.hs_note_body ?? '').length > 65_536) {
+        return error(
+          400,
+          'VALIDATION_ERROR',
+          'Property values were not valid: hs_note_body is longer than 65536 characters',
+        );
+      }
       const association = (body.associations as { to?: { id?: string }; types?: Record<string, unknown>[] }[])?.[0];
       const type = association?.types?.[0];
       if (!association || type?.associationCategory !== 'HUBSPOT_DEFINED' || type.associationTypeId !== 202) {

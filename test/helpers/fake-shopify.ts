@@ -3,7 +3,10 @@
  * with `X-Shopify-Access-Token` (a bad one is HTTP 401 with Shopify's `{errors: "[API] …"}`),
  * a `{query, variables}` body, and answers for `shop { name }`, `orders(query:)` (search syntax
  * `name:"#1042"`, `email:"…"`) and `products(query:)`, each with `extensions.cost` as Shopify
- * sends it. `throttle()` makes the next answer a THROTTLED error with the bucket's state.
+ * sends it. `throttle()` makes the next answer a THROTTLED error with the bucket's state. Every
+ * answer names the version served in `X-Shopify-API-Version`: the one asked for while it is
+ * supported (twelve months from its release), else the oldest supported stable version, as
+ * Shopify falls back.
  */
 import { startVendorPeer, type PeerRequest, type VendorPeer } from './vendor-peer.js';
 
@@ -132,6 +135,21 @@ function answer(request: PeerRequest) {
   };
 }
 
+/** The version Shopify serves for the one in `path` (on today's date). */
+function served(path: string): string {
+  const asked = /^\/admin\/api\/([^/]+)\//.exec(path)![1]!;
+  const match = /^(\d{4})-(\d{2})$/.exec(asked);
+  if (!match) return asked;
+  const now = new Date();
+  const ends = Date.UTC(Number(match[1]) + 1, Number(match[2]) - 1, 1);
+  if (ends > now.getTime()) return asked;
+  // The oldest stable version still supported: released less than twelve months ago.
+  const oldest = new Date(Date.UTC(now.getUTCFullYear() - 1, now.getUTCMonth() + 1, 1));
+  const month = Math.ceil(oldest.getUTCMonth() / 3) * 3;
+  const release = new Date(Date.UTC(oldest.getUTCFullYear(), month, 1));
+  return `${release.getUTCFullYear()}-${String(release.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
 export async function startFakeShopify(token = 'shpat_0123456789abcdef0123456789abcdef'): Promise<FakeShopify> {
   let throttled = 0;
   const peer = await startVendorPeer((request) => {
@@ -165,7 +183,7 @@ export async function startFakeShopify(token = 'shpat_0123456789abcdef0123456789
         },
       };
     }
-    return { status: 200, body: answer(request) };
+    return { status: 200, body: answer(request), headers: { 'x-shopify-api-version': served(request.path) } };
   });
   return Object.assign(peer, {
     token,

@@ -11,6 +11,8 @@ export interface ZendeskTicket {
   id: number;
   subject: string;
   description: string;
+  /** Whether the first comment is public (Zendesk e-mails a public comment to the requester). */
+  public: boolean;
   status: string;
   priority: string | null;
   requester: { name?: string; email?: string } | null;
@@ -52,7 +54,7 @@ export async function startFakeZendesk(
         return { status: 400, body: { error: 'Unprocessable Entity', description: 'Server could not parse JSON' } };
       }
       const ticket = (request.json as { ticket?: Record<string, unknown> } | undefined)?.ticket;
-      const comment = ticket?.comment as { body?: unknown } | undefined;
+      const comment = ticket?.comment as { body?: unknown; public?: unknown } | undefined;
       if (!ticket || typeof comment?.body !== 'string' || !comment.body) {
         return {
           status: 422,
@@ -67,6 +69,8 @@ export async function startFakeZendesk(
         id: 100 + tickets.length + 1,
         subject: String(ticket.subject ?? ''),
         description: comment.body,
+        // Zendesk's default: a comment is public unless `public: false`.
+        public: comment.public !== false,
         status: 'new',
         priority: typeof ticket.priority === 'string' ? ticket.priority : null,
         requester: (ticket.requester as ZendeskTicket['requester']) ?? null,

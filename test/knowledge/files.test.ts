@@ -1,5 +1,6 @@
 import { Document as DocxDocument, Packer, Paragraph } from 'docx';
 import { PDFDocument, PDFHexString, StandardFonts } from 'pdf-lib';
+import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant, type TestTenant } from '../helpers/factories.js';
@@ -135,7 +136,7 @@ describe('file uploads', () => {
           ? await makePdf([])
           : kind === 'corrupt'
             ? new TextEncoder().encode('%PDF-1.7\nthis is not really a pdf\n%%EOF')
-            : new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...new Array(40).fill(0)]);
+            : zipSync({ 'readme.txt': strToU8('not a word processing document') });
     const response = await upload(tenant, { document_title: 'Bad' }, { ...file, bytes });
     expect(response.statusCode).toBe(202);
     const task = await waitForTask(t, tenant.headers, response.json().task_id);
@@ -146,20 +147,20 @@ describe('file uploads', () => {
 
   it('refuses other types (415), bytes that contradict the declared type (415) and files over MAX_UPLOAD_MB (413)', async () => {
     const tenant = await createTenant(t.container, 'developer');
-    const text = await upload(
+    const video = await upload(
       tenant,
       { document_title: 'T' },
-      { name: 'notes.txt', type: 'text/plain', bytes: new TextEncoder().encode('hello') },
+      { name: 'clip.mp4', type: 'video/mp4', bytes: new Uint8Array([0, 0, 0, 24, 0x66, 0x74, 0x79, 0x70]) },
     );
-    expect(text.statusCode).toBe(415);
-    expect(text.json().detail).toMatch(/Only PDF and DOCX/);
+    expect(video.statusCode).toBe(415);
+    expect(video.json().detail).toMatch(/Unsupported file type video\/mp4 \(clip.mp4\); supported: PDF, DOCX/);
     const liar = await upload(
       tenant,
       { document_title: 'T' },
       { name: 'x.pdf', type: PDF, bytes: await makeDocx(['not a pdf']) },
     );
     expect(liar.statusCode).toBe(415);
-    expect(liar.json().detail).toMatch(/declared as PDF/);
+    expect(liar.json().detail).toMatch(/declared as PDF but its content is DOCX/);
     const big = new Uint8Array(1024 * 1024 + 10);
     big.set(new TextEncoder().encode('%PDF-1.7\n'));
     const tooLarge = await upload(tenant, { document_title: 'T' }, { name: 'big.pdf', type: PDF, bytes: big });

@@ -2,22 +2,21 @@
  * createKnowledgeModule: the knowledge base's service over the adapters the container chose
  * (embedder, web fetcher). The container calls this once.
  */
+import { availableParallelism } from 'node:os';
 import type { KnowledgeConfig } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
-import type { CpuPool } from '../../lib/cpu-pool.js';
 import type { WebFetcher } from '../../ports/web-fetcher.js';
 import type { EmbedderState } from './knowledge.retrieval.js';
 import { Collection, Document } from './knowledge.schemas.js';
 import { createMemoryLanes } from './knowledge.memory-lanes.js';
+import { createParsePool } from './knowledge.parse-pool.js';
 import { createKnowledgeService, type KnowledgeDeps } from './knowledge.service.js';
 
 export { collectionsRoutes } from './knowledge.collections.routes.js';
 export { documentsRoutes } from './knowledge.documents.routes.js';
 export type { KnowledgeService } from './knowledge.service.js';
-/** The CPU pool's kind the container sizes for document extraction. */
-export { DOCUMENTS_KIND } from './knowledge.ingest.js';
 /** Content words as the answerer compares them, and the support-domain equivalents of a query's. */
 export { contentTerms, normalizeArabic } from './knowledge.terms.js';
 export { expandTerms, type Expansion } from './knowledge.expansion.js';
@@ -36,8 +35,6 @@ export function createKnowledgeModule(
     log: KnowledgeDeps['log'];
     embedding: EmbedderState;
     fetcher: WebFetcher & { close(): Promise<void> };
-    /** The CPU pool; documents are extracted in its DOCUMENTS_KIND. */
-    cpu: CpuPool;
     /** Whether every change to the knowledge tables is being heard (the change listener is connected). */
     changesHeard: () => boolean;
   },
@@ -53,13 +50,21 @@ export function createKnowledgeModule(
           log: deps.log,
         })
       : null;
-  const service = createKnowledgeService({ ...deps, memory, maxUploadBytes: config.maxUploadBytes });
+  const parsers = createParsePool({
+    size: config.parseThreads || Math.min(Math.max(availableParallelism() - 1, 1), 4),
+    // Each worker process runs at most 4 ingestion tasks at a time (knowledge.service.ts): they wait here.
+    maxQueue: 64,
+    timeoutMs: 15 * 60_000,
+    maxHeapMb: 1024,
+  });
+  const service = createKnowledgeService({ ...deps, memory, parsers, maxUploadBytes: config.maxUploadBytes });
   return Object.assign(service, {
     /** A company's knowledge changed on some instance (no id: anything may have changed). */
     knowledgeChanged: (companyId?: string) => memory?.changed(companyId),
     memory,
     close: async () => {
       memory?.close();
+      await parsers.close();
       await deps.fetcher.close();
     },
   });

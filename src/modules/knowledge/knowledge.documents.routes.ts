@@ -80,7 +80,10 @@ async function readUploadParts(request: FastifyRequest) {
 async function readUploadForm(request: FastifyRequest) {
   if (!request.isMultipart()) throw AppErrors.unsupportedMediaType('Send the file as multipart/form-data');
   const { fields, file } = await readUploadParts(request);
-  if (!file) throw AppErrors.validation('field file is required (a PDF or DOCX)');
+  if (!file)
+    throw AppErrors.validation(
+      'field file is required (a document, spreadsheet, presentation, e-mail, text file or image)',
+    );
   const title = fields.document_title?.trim();
   if (!title) throw AppErrors.validation('field document_title is required');
   if (title.length > 500) throw AppErrors.validation('field document_title must be at most 500 characters');
@@ -161,9 +164,9 @@ export function documentsRoutes(
         schema: {
           operationId: 'uploadDocumentFile',
           tags,
-          summary: 'Upload a PDF or DOCX (multipart: file, document_title, categories, collection_id)',
+          summary: 'Upload a file (multipart: file, document_title, categories, collection_id)',
           description:
-            'Stores a PDF or DOCX sent as a multipart form and queues its extraction and indexing. Answers 202 with the task to follow at /documents/task/{taskId}.',
+            'Stores a file sent as a multipart form (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, EML, HTML, Markdown, CSV, TSV, JSON, plain text; PNG, JPEG, TIFF and scanned PDF pages read by OCR) and queues its extraction and indexing. The type is told by the content, then by the declared type or the name: 415 for other types or a type the content contradicts, 413 over the size of the type or an archive that expands beyond the limits. Answers 202 with the task to follow at /documents/task/{taskId}.',
           consumes: ['multipart/form-data'],
           multipartBody: UploadFileForm,
           response: { 202: UploadResult, ...errors },

@@ -9,14 +9,14 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
-import { CpuBusyError, cpuJobModule, type CpuJob, type CpuPool } from '../../lib/cpu-pool.js';
 import { EmbeddingError } from '../../ports/embedder.js';
 import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
-import { IngestError, PDF_TYPE } from './knowledge.extract.js';
-import type { PrepareInput, PreparedText } from './knowledge.extract.job.js';
+import { IngestError } from './knowledge.blocks.js';
+import { formatOfMime } from './knowledge.formats.js';
+import type { PreparedDocument } from './knowledge.parse.js';
+import type { ParsePool } from './knowledge.parse-pool.js';
 import * as tasks from './knowledge.tasks.repo.js';
 import type { EmbedderState } from './knowledge.retrieval.js';
-import { textSearchConfig } from './knowledge.text.js';
 
 export const INGEST_JOB = 'knowledge.ingest';
 
@@ -35,59 +35,81 @@ export interface IngestDeps {
   staleAfterMs?: number;
   clock: Clock;
   fetcher: WebFetcher;
-  /** Extraction runs there (DOCUMENTS_KIND). */
-  cpu: CpuPool;
   embedding: EmbedderState;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Called once a document's ingestion is committed (its search index changed). */
   searchChanged?: (companyId: string) => void;
+  /** The worker threads that parse, read by OCR and chunk. */
+  parsers: ParsePool;
+  /** Least time between two progress writes of one task. */
+  progressIntervalMs?: number;
 }
 
-/** The pool's kind for document extraction (the container sizes its queue). */
-export const DOCUMENTS_KIND = 'documents';
+type Progress = (stage: string, done: number, total: number | null) => void;
 
-const PREPARE_JOB: CpuJob<PrepareInput, PreparedText> = {
-  kind: DOCUMENTS_KIND,
-  module: cpuJobModule(import.meta.url, './knowledge.extract.job'),
-  name: 'prepare',
-  reviveError: (failure) =>
-    failure.name === 'IngestError' ? new IngestError(failure.message) : new Error(failure.message),
-};
-
-/** What the pool is given for a document: its bytes (moved to the thread) or the fetched page. */
-async function prepareInput(document: tasks.ClaimedDocument, fetcher: WebFetcher): Promise<PrepareInput> {
+/** The document's source read, parsed and chunked in a parser thread. */
+async function extract(
+  document: tasks.ClaimedDocument,
+  fetcher: WebFetcher,
+  parsers: ParsePool,
+  progress: Progress,
+): Promise<PreparedDocument> {
   switch (document.source_type) {
     case 'article':
-      return { source: 'text', text: document.content };
+      return parsers.run({ kind: 'file', bytes: new TextEncoder().encode(document.content), format: 'text' }, progress);
     case 'file': {
       if (!document.source_bytes) throw new IngestError('The uploaded file is no longer stored; upload it again');
-      const bytes = new Uint8Array(document.source_bytes);
-      return { source: document.mime_type === PDF_TYPE ? 'pdf' : 'docx', bytes };
+      const format = formatOfMime(document.mime_type);
+      if (!format) throw new IngestError(`Files of type ${document.mime_type ?? 'unknown'} are no longer read`);
+      return parsers.run({ kind: 'file', bytes: new Uint8Array(document.source_bytes), format }, progress);
     }
     case 'website': {
+      let page;
       try {
-        const page = await fetcher.fetchPage(document.source_url ?? '');
-        return page.contentType.startsWith('text/plain')
-          ? { source: 'text', text: page.body }
-          : { source: 'html', html: page.body, url: page.url };
+        progress('fetching', 0, 1);
+        page = await fetcher.fetchPage(document.source_url ?? '');
       } catch (error) {
         if (error instanceof FetchError) throw new IngestError(error.message);
         throw error;
       }
+      return page.contentType.startsWith('text/plain')
+        ? parsers.run({ kind: 'file', bytes: new TextEncoder().encode(page.body), format: 'text' }, progress)
+        : parsers.run({ kind: 'html', html: page.body }, progress);
     }
   }
 }
 
-/** Extracts, cleans and chunks the document in the CPU pool. */
-async function prepare(document: tasks.ClaimedDocument, deps: Pick<IngestDeps, 'fetcher' | 'cpu'>) {
-  const input = await prepareInput(document, deps.fetcher);
-  const transfer = 'bytes' in input ? [input.bytes.buffer] : [];
-  return deps.cpu.run(PREPARE_JOB, input, { transfer });
-}
-
 export function createIngestion(deps: IngestDeps) {
-  const { db, clock, embedding, log, queue } = deps;
+  const { db, clock, fetcher, embedding, log, queue, parsers } = deps;
   const staleAfterMs = deps.staleAfterMs ?? STALE_PROCESSING_MS;
+  const progressIntervalMs = deps.progressIntervalMs ?? 1000;
+
+  /**
+   * A task's progress reporter: a new stage is written at once, figures within a stage at most
+   * every progressIntervalMs; one write at a time, the latest figures win.
+   */
+  function reporter(document: tasks.ClaimedDocument) {
+    let last = { stage: '', at: 0 };
+    let pending: { stage: string; done: number; total: number | null } | null = null;
+    let writing: Promise<void> = Promise.resolve();
+    const write = () => {
+      const next = pending;
+      pending = null;
+      if (!next) return;
+      writing = writing
+        .then(() => tasks.saveProgress(db, document.id, document.task_id, next, clock.now()))
+        .catch((error: unknown) => log.warn({ err: error, documentId: document.id }, 'task progress not saved'));
+    };
+    const report: Progress = (stage, done, total) => {
+      pending = { stage, done, total };
+      const now = Date.now();
+      if (stage !== last.stage || now - last.at >= progressIntervalMs) {
+        last = { stage, at: now };
+        write();
+      }
+    };
+    return { report, flush: () => (write(), writing) };
+  }
 
   async function embedChunks(chunks: string[], title: string) {
     if (!embedding.embedder)
@@ -103,16 +125,29 @@ export function createIngestion(deps: IngestDeps) {
   }
 
   async function process(document: tasks.ClaimedDocument): Promise<void> {
-    const { text, language, chunks } = await prepare(document, deps);
+    const progress = reporter(document);
+    try {
+      await indexDocument(document, progress.report);
+    } finally {
+      await progress.flush();
+    }
+  }
+
+  async function indexDocument(document: tasks.ClaimedDocument, progress: Progress): Promise<void> {
+    const prepared = await extract(document, fetcher, parsers, progress);
+    const { content: text, language, config, chunks } = prepared;
     const title = document.title;
-    if (!text)
+    if (!text || chunks.length === 0)
       throw new IngestError(
         document.source_type === 'file'
-          ? 'No text could be extracted from the file (a scanned or empty document?)'
+          ? prepared.ocr
+            ? 'No text could be extracted from the file, OCR included (an empty or unreadable scan?)'
+            : 'No text could be extracted from the file (an empty document?)'
           : 'The document has no text',
       );
-    const config = textSearchConfig(language);
+    progress('embedding', 0, chunks.length);
     const embedded = await embedChunks(chunks, title);
+    progress('indexing', 0, chunks.length);
     await db.transaction().execute(async (trx) => {
       if (!(await tasks.lockAttempt(trx, document.id, document.attempt))) return;
       // The document row first: the corpus statistics row (locked by replaceChunks) is then held
@@ -130,6 +165,7 @@ export function createIngestion(deps: IngestDeps) {
           embeddingStatus: embedded.status,
           embeddingError: embedded.error,
           embeddingModel: embedded.model,
+          ocr: prepared.ocr ?? null,
         },
         clock.now(),
       );
@@ -142,6 +178,7 @@ export function createIngestion(deps: IngestDeps) {
         embedded.model,
       );
     });
+    progress('indexing', chunks.length, chunks.length);
     deps.searchChanged?.(document.company_id);
   }
 
@@ -149,8 +186,6 @@ export function createIngestion(deps: IngestDeps) {
     try {
       await process(document);
     } catch (error) {
-      // A full pool is no fault of the document: the task is handed back for later.
-      if (error instanceof CpuBusyError) throw error;
       const message = error instanceof IngestError ? error.message : `Processing failed: ${(error as Error).message}`;
       if (!(error instanceof IngestError))
         log.error({ err: error, documentId: document.id }, 'document ingestion failed');

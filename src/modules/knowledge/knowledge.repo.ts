@@ -170,6 +170,8 @@ const DOCUMENT_COLUMNS = [
   'updated_at',
   'processing_started_at',
   'completed_at',
+  'ocr_pages',
+  'ocr_confidence',
 ] as const;
 
 export interface NewDocument {
@@ -246,6 +248,16 @@ export async function findDocumentByTask(
     .selectFrom('kb_documents')
     .select(DOCUMENT_COLUMNS)
     .where('company_id', '=', companyId)
+    .where('task_id', '=', taskId)
+    .executeTakeFirst();
+}
+
+/** The progress of a document's run `taskId` (rows of earlier runs are not that run's). */
+export async function findProgress(executor: Executor, documentId: string, taskId: string) {
+  return executor
+    .selectFrom('kb_task_progress')
+    .select(['stage', 'done', 'total'])
+    .where('document_id', '=', documentId)
     .where('task_id', '=', taskId)
     .executeTakeFirst();
 }

@@ -99,6 +99,12 @@ export const Document = Type.Object(
     chunk_count: Type.Integer(),
     embedding_status: StringEnum(['pending', 'completed', 'unavailable'] as const),
     embedding_error: Nullable(Type.String()),
+    ocr_pages: Nullable(
+      Type.Integer({ description: 'Pages (or images) read by OCR; null when the file had a text layer' }),
+    ),
+    ocr_confidence: Nullable(
+      Type.Number({ description: "Mean OCR confidence of the words read (0–100), tesseract's measure" }),
+    ),
     created_by_id: Nullable(Uuid()),
     created_at: Timestamp(),
     updated_at: Timestamp(),
@@ -167,7 +173,8 @@ export const UploadFileForm = Type.Object({
   file: Type.String({
     format: 'binary',
     contentMediaType: 'application/octet-stream',
-    description: 'The PDF or DOCX file, up to MAX_UPLOAD_MB.',
+    description:
+      'The file, up to MAX_UPLOAD_MB: PDF (scanned pages read by OCR), DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF, EML, HTML, Markdown, CSV, TSV, JSON, plain text, or a PNG, JPEG or TIFF image (read by OCR). The type is told by the content, then by the declared type or the name.',
   }),
   document_title: Type.String({ minLength: 1, maxLength: 500, examples: ['Returns policy'] }),
   categories: Type.Optional(
@@ -200,6 +207,19 @@ export const Task = Type.Object({
   embedding_status: StringEnum(['pending', 'completed', 'unavailable'] as const),
   embedding_error: Nullable(Type.String()),
   chunk_count: Type.Integer(),
+  progress: Nullable(
+    Type.Object(
+      {
+        stage: Type.String({
+          description:
+            'extracting (PDF pages), ocr (pages read by OCR), parsing (rows, sheets, slides), crawling (pages fetched), chunking, embedding, indexing',
+        }),
+        done: Type.Integer(),
+        total: Nullable(Type.Integer({ description: 'null while the total is not known' })),
+      },
+      { description: 'How far the task has got while processing; null before it starts' },
+    ),
+  ),
   created_at: Timestamp(),
   completed_at: Nullable(Timestamp()),
 });

@@ -9,10 +9,9 @@ import { AppErrors } from '../../http/errors.js';
 import { parseIsoDate } from '../../http/schemas.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
-import type { CpuPool } from '../../lib/cpu-pool.js';
 import { hasRole } from '../../lib/roles.js';
 import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
-import { DOCX_TYPE, PDF_TYPE, sniffType } from './knowledge.extract.js';
+import { detectFormat, FORMATS } from './knowledge.formats.js';
 import { createIngestion, INGEST_JOB } from './knowledge.ingest.js';
 import * as repo from './knowledge.repo.js';
 import * as tasks from './knowledge.tasks.repo.js';
@@ -21,14 +20,13 @@ import { createRetrieval, type EmbedderState, type SearchInput, type SearchOutpu
 import type * as S from './knowledge.schemas.js';
 import { createVectorIndexes } from './knowledge.vector-index.js';
 import type { MemoryLanes } from './knowledge.memory-lanes.js';
+import type { ParsePool } from './knowledge.parse-pool.js';
 
 export interface KnowledgeDeps {
   db: Db;
   queue: JobQueue;
   clock: Clock;
   fetcher: WebFetcher;
-  /** The CPU pool that extracts documents' text (DOCUMENTS_KIND). */
-  cpu: CpuPool;
   embedding: EmbedderState;
   log: {
     warn(obj: object, msg: string): void;
@@ -40,6 +38,8 @@ export interface KnowledgeDeps {
   staleAfterMs?: number;
   /** Text indexes of small knowledge bases held in memory (null: every search in SQL). */
   memory: MemoryLanes | null;
+  /** The parser threads. */
+  parsers: ParsePool;
 }
 
 const withPrefix = (prefix: string, id: string) => `${prefix}${id}`;
@@ -85,6 +85,8 @@ function toDocument(row: repo.DocumentRow, content?: string): S.Document {
     chunk_count: row.chunk_count,
     embedding_status: row.embedding_status,
     embedding_error: row.embedding_error,
+    ocr_pages: row.ocr_pages,
+    ocr_confidence: row.ocr_confidence,
     created_by_id: row.created_by,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -93,7 +95,7 @@ function toDocument(row: repo.DocumentRow, content?: string): S.Document {
   };
 }
 
-function toTask(row: repo.DocumentRow): S.Task {
+function toTask(row: repo.DocumentRow, progress: S.Task['progress'] | undefined): S.Task {
   return {
     task_id: withPrefix('task_', row.task_id),
     document_id: withPrefix('doc_', row.id),
@@ -102,6 +104,7 @@ function toTask(row: repo.DocumentRow): S.Task {
     embedding_status: row.embedding_status,
     embedding_error: row.embedding_error,
     chunk_count: row.chunk_count,
+    progress: progress ?? null,
     created_at: row.created_at.toISOString(),
     completed_at: row.completed_at?.toISOString() ?? null,
   };
@@ -137,11 +140,11 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     queue,
     clock,
     fetcher: deps.fetcher,
-    cpu: deps.cpu,
     embedding,
     log: deps.log,
     staleAfterMs: deps.staleAfterMs,
     searchChanged,
+    parsers: deps.parsers,
   });
   queue.defineTask<{ documentId: string }, ClaimedDocument>({
     name: INGEST_JOB,
@@ -246,29 +249,14 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     ): Promise<S.UploadResult> {
       requireWriter(context);
       const { file } = input;
-      const declared = file.mimeType.split(';')[0]!.trim().toLowerCase();
-      const sniffed = sniffType(file.bytes);
-      const byName = file.fileName.toLowerCase().endsWith('.pdf')
-        ? PDF_TYPE
-        : file.fileName.toLowerCase().endsWith('.docx')
-          ? DOCX_TYPE
-          : null;
-      const type =
-        declared === PDF_TYPE || declared === DOCX_TYPE
-          ? declared
-          : declared === 'application/octet-stream'
-            ? byName
-            : null;
-      if (!type)
-        throw AppErrors.unsupportedMediaType(
-          `Only PDF and DOCX files can be uploaded; got ${declared || 'no type'} (${file.fileName})`,
-        );
       if (file.bytes.length === 0) throw AppErrors.validation('The uploaded file is empty');
-      if ((type === PDF_TYPE && sniffed !== 'pdf') || (type === DOCX_TYPE && sniffed !== 'zip')) {
-        throw AppErrors.unsupportedMediaType(
-          `The file was declared as ${type === PDF_TYPE ? 'PDF' : 'DOCX'} but its content is not (${file.fileName})`,
-        );
+      const detected = detectFormat(file);
+      if (!('format' in detected)) {
+        if (detected.status === 413) throw AppErrors.payloadTooLarge(detected.message);
+        if (detected.status === 415) throw AppErrors.unsupportedMediaType(detected.message);
+        throw AppErrors.validation(detected.message);
       }
+      const type = FORMATS[detected.format].mime;
       await checkCollection(context, input.collectionId);
       return enqueue({
         ...base(context, input.title, input.categories, input.collectionId),
@@ -383,7 +371,7 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     async task(context: CompanyContext, taskId: string): Promise<S.Task> {
       const row = await repo.findDocumentByTask(db, context.companyId, stripPrefix(taskId));
       if (!row) throw AppErrors.notFound('Task', taskId);
-      return toTask(row);
+      return toTask(row, row.status === 'pending' ? null : await repo.findProgress(db, row.id, row.task_id));
     },
     async searchDocuments(context: CompanyContext, body: S.SearchBody, signal?: AbortSignal) {
       if (body.collection_id) await collection(context, body.collection_id);

@@ -48,6 +48,19 @@ export interface KbDocumentsTable {
   /** The worker process (job_workers.id) that owns the task while it is processing. */
   worker_id: number | null;
   completed_at: Timestamp | null;
+  /** Pages read by OCR and their mean confidence (migration 0151); null without OCR. */
+  ocr_pages: number | null;
+  ocr_confidence: number | null;
+}
+
+/** How far a document's current ingestion has got (migration 0150). */
+export interface KbTaskProgressTable {
+  document_id: string;
+  task_id: string;
+  stage: string;
+  done: number;
+  total: number | null;
+  updated_at: DefaultTimestamp;
 }
 
 export interface KbChunksTable {
@@ -87,4 +100,5 @@ export interface KnowledgeTables {
   kb_chunks: KbChunksTable;
   kb_postings: KbPostingsTable;
   kb_corpus_stats: KbCorpusStatsTable;
+  kb_task_progress: KbTaskProgressTable;
 }

@@ -12,6 +12,7 @@ import type { TaskStatus } from './knowledge.tables.js';
 /** What a worker needs to process a document; null when it is not waiting for one. */
 export interface ClaimedDocument {
   id: string;
+  task_id: string;
   company_id: string;
   title: string;
   questions: string[];
@@ -49,6 +50,7 @@ export async function claimDocument(
     .where('status', '=', 'pending')
     .returning([
       'id',
+      'task_id',
       'company_id',
       'title',
       'questions',
@@ -102,6 +104,28 @@ export async function releaseDocument(executor: Executor, id: string, attempt: n
   return result.numUpdatedRows > 0n;
 }
 
+/** Records how far run `taskId` of a document has got (one row per document, the latest run's). */
+export async function saveProgress(
+  executor: Executor,
+  documentId: string,
+  taskId: string,
+  progress: { stage: string; done: number; total: number | null },
+  now: Date,
+): Promise<void> {
+  const values = {
+    stage: progress.stage,
+    done: progress.done,
+    total: progress.total,
+    task_id: taskId,
+    updated_at: now,
+  };
+  await executor
+    .insertInto('kb_task_progress')
+    .values({ document_id: documentId, ...values })
+    .onConflict((oc) => oc.column('document_id').doUpdateSet(values))
+    .execute();
+}
+
 /** Locks the document row if `attempt` is still the current one (else another worker took it). */
 export async function lockAttempt(executor: Executor, id: string, attempt: number): Promise<boolean> {
   const row = await executor
@@ -129,6 +153,7 @@ export async function finishDocument(
         embeddingStatus: 'completed' | 'unavailable';
         embeddingError: string | null;
         embeddingModel: string | null;
+        ocr?: { pages: number; confidence: number } | null;
       }
     | { status: 'failed'; error: string },
   now: Date,
@@ -155,6 +180,8 @@ export async function finishDocument(
       embedding_status: result.embeddingStatus,
       embedding_error: result.embeddingError,
       embedding_model: result.embeddingModel,
+      ocr_pages: result.ocr?.pages ?? null,
+      ocr_confidence: result.ocr?.confidence ?? null,
       source_bytes: null,
       completed_at: now,
       updated_at: now,

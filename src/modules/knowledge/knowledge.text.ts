@@ -3,6 +3,7 @@
  * configuration of a language, and sentence-boundary chunking with overlap.
  */
 import { franc } from 'franc-min';
+import { recordOf, type Block } from './knowledge.blocks.js';
 
 /** ISO 639-3 (franc) → ISO 639-1 code and the PostgreSQL text-search configuration. */
 const LANGUAGES: Record<string, { code: string; config: string }> = {
@@ -114,6 +115,71 @@ export function chunkText(text: string, language: string, options: ChunkOptions 
     fresh++;
   }
   if (fresh > 0) chunks.push(current.join(' '));
+  return chunks;
+}
+
+/** Normalises extracted text: unified newlines, no runs of blank lines or spaces. */
+export function cleanText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/\0/g, '')
+    .replace(/[ \t\u00a0]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/**
+ * Chunks of a structured document: each section's text chunked on sentence boundaries under
+ * the path of its headings (`Setup > Wi-Fi`), each table's rows as records (`Header: value; …`)
+ * grouped up to the chunk size, the table's name and columns repeated at the top of every chunk
+ * of its rows. A document of plain text alone chunks exactly as `chunkText`.
+ */
+export function chunkBlocks(blocks: Block[], language: string, options: ChunkOptions = DEFAULT_CHUNKING): string[] {
+  const chunks: string[] = [];
+  const path: { level: number; text: string }[] = [];
+  let section: string[] = [];
+  const heading = () => path.map((entry) => entry.text).join(' > ');
+  const flush = () => {
+    const text = section.join('\n').trim();
+    section = [];
+    if (!text) return;
+    const prefix = heading();
+    const budget = Math.max(options.size - (prefix ? prefix.length + 1 : 0), options.size / 2);
+    for (const chunk of chunkText(text, language, { size: budget, overlap: options.overlap }))
+      chunks.push(prefix ? `${prefix}\n${chunk}` : chunk);
+  };
+  for (const block of blocks) {
+    if (block.kind === 'heading') {
+      flush();
+      while (path.length && path.at(-1)!.level >= block.level) path.pop();
+      path.push({ level: block.level, text: block.text.slice(0, 200) });
+    } else if (block.kind === 'text') section.push(block.text);
+    else {
+      flush();
+      const title = [heading(), block.title].filter(Boolean).join(' > ');
+      const top = `${title ? `${title}\n` : ''}Columns: ${block.header.join(' | ')}`.slice(0, options.size / 2);
+      let rows: string[] = [];
+      let length = top.length;
+      for (const row of block.rows) {
+        const record = recordOf(block.header, row);
+        if (!record) continue;
+        for (const part of splitLong(record, options.size - top.length - 1)) {
+          if (rows.length && length + part.length + 1 > options.size) {
+            chunks.push(`${top}\n${rows.join('\n')}`);
+            rows = [];
+            length = top.length;
+          }
+          rows.push(part);
+          length += part.length + 1;
+        }
+      }
+      if (rows.length) chunks.push(`${top}\n${rows.join('\n')}`);
+      // A table with a header and no rows still says what it holds.
+      else if (block.rows.length === 0) section.push(top);
+    }
+  }
+  flush();
   return chunks;
 }
 

@@ -27,18 +27,21 @@ const SCOPES = ['https://www.googleapis.com/auth/gmail.send'];
 const ADDRESS =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
-/** The RFC 2822 message Gmail sends, as text. */
+/**
+ * The RFC 5322 message Gmail sends, as text: every line ends in CRLF (the body's bare LF and CR
+ * line breaks included; RFC 5322 §2.3 allows no other).
+ */
 export async function composeMessage(mail: { from: string; to: string; subject: string; text: string }) {
   const message = await new MailComposer({
     from: mail.from,
     to: mail.to,
     subject: mail.subject,
-    text: mail.text,
+    text: mail.text.replace(/\r\n|\r|\n/g, '\r\n'),
     textEncoding: 'quoted-printable',
   })
     .compile()
     .build();
-  return message.toString('utf8');
+  return message.toString('utf8').replace(/\r?\n/g, '\r\n');
 }
 
 export function gmailConnector(google: GoogleApi, tokens: GoogleTokens): ConnectorDefinition<GmailConfig> {

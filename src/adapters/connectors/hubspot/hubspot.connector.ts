@@ -29,9 +29,30 @@ export function hubspotErrorMessage(body: unknown): string | undefined {
   return typeof category === 'string' && category ? `${message} (${category})` : message;
 }
 
-/** Note bodies are HTML in HubSpot: the text is escaped and its line breaks kept. */
+/** HubSpot's limit on a text property such as `hs_note_body`, in characters. */
+export const MAX_NOTE_BODY = 65_536;
+const NOTE_CUT = '<br>… (cut: the note was longer than HubSpot allows)';
+const HTML_OF: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\n': '<br>' };
+
+/**
+ * Note bodies are HTML in HubSpot: the text is escaped and its line breaks kept. Escaping can
+ * make a text within the tool's bound longer than HubSpot's limit (`&` is five characters), so
+ * the converted body is cut between characters to fit, and says so.
+ */
 export function noteHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, '<br>');
+  const normalized = text.replace(/\r\n?/g, '\n');
+  const html = normalized.replace(/[&<>\n]/g, (char) => HTML_OF[char]!);
+  if (html.length <= MAX_NOTE_BODY) return html;
+  const room = MAX_NOTE_BODY - NOTE_CUT.length;
+  let length = 0;
+  const pieces: string[] = [];
+  for (const char of normalized) {
+    const piece = HTML_OF[char] ?? char;
+    if (length + piece.length > room) break;
+    pieces.push(piece);
+    length += piece.length;
+  }
+  return `${pieces.join('')}${NOTE_CUT}`;
 }
 
 interface HubspotObject {

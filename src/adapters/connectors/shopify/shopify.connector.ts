@@ -3,6 +3,12 @@
  * with `X-Shopify-Access-Token`. GraphQL failures come as HTTP 200 with `errors`; throttling is
  * an error with `extensions.code: THROTTLED` and the bucket in `extensions.cost.throttleStatus`
  * (retryable, after the time the bucket needs to refill); a bad token is HTTP 401.
+ *
+ * Versions: Shopify releases a stable Admin API version each quarter (`YYYY-01`, `-04`, `-07`,
+ * `-10`) and supports each for twelve months; a request for a version past support is served by
+ * the oldest supported one (named in `X-Shopify-API-Version`). The default is the previous
+ * quarter's version, so it is always released and at least six months from the end of support;
+ * the live check warns when the configured version is past support or was not the one served.
  */
 import { Type } from '@sinclair/typebox';
 import { ConnectorError, type ConnectorContext, type ConnectorDefinition } from '../../../ports/connectors.js';
@@ -29,8 +35,32 @@ export interface ShopifyConfig {
 }
 
 const VENDOR = 'Shopify';
-/** A supported stable version at the time of writing; set `api_version` to pin another. */
-export const SHOPIFY_DEFAULT_API_VERSION = '2025-07';
+/** The first day a stable version (`YYYY-MM`) is no longer supported: twelve months after its release. */
+export function shopifySupportEnds(version: string): Date | undefined {
+  const match = /^(\d{4})-(01|04|07|10)$/.exec(version);
+  return match ? new Date(Date.UTC(Number(match[1]) + 1, Number(match[2]) - 1, 1)) : undefined;
+}
+
+/** The default version on `now`: the previous quarter's stable version (released, supported ≥ 6 months more). */
+export function shopifyDefaultApiVersion(now: Date = new Date()): string {
+  const quarter = Math.floor(now.getUTCMonth() / 3);
+  const year = quarter === 0 ? now.getUTCFullYear() - 1 : now.getUTCFullYear();
+  const month = quarter === 0 ? 10 : (quarter - 1) * 3 + 1;
+  return `${year}-${String(month).padStart(2, '0')}`;
+}
+
+/** Why the version used is a problem, or undefined: past support, or another version was served. */
+export function shopifyVersionWarning(requested: string, served: unknown, now: Date): string | undefined {
+  const ends = shopifySupportEnds(requested);
+  const advice = `set api_version to a supported one (e.g. ${shopifyDefaultApiVersion(now)}) or remove it`;
+  if (ends && ends.getTime() <= now.getTime()) {
+    return `API version ${requested} left Shopify's support on ${ends.toISOString().slice(0, 10)}; ${advice}`;
+  }
+  if (typeof served === 'string' && served && served !== requested) {
+    return `Shopify served API version ${served}, not ${requested}; ${advice}`;
+  }
+  return undefined;
+}
 
 interface GraphqlError {
   message?: string;
@@ -83,7 +113,13 @@ function graphqlError(answer: GraphqlAnswer<unknown>, status: number): Connector
   });
 }
 
-export function shopifyConnector(http: ConnectorHttp): ConnectorDefinition<ShopifyConfig> {
+export function shopifyConnector(
+  http: ConnectorHttp,
+  options: { now?: () => Date } = {},
+): ConnectorDefinition<ShopifyConfig> {
+  const now = options.now ?? (() => new Date());
+  const versionOf = (config: ShopifyConfig) => config.api_version ?? shopifyDefaultApiVersion(now());
+
   async function graphql<T>(
     query: string,
     variables: Record<string, unknown>,
@@ -91,7 +127,7 @@ export function shopifyConnector(http: ConnectorHttp): ConnectorDefinition<Shopi
   ) {
     const { config } = context;
     const root = (config.base_url ?? `https://${config.shop_domain}`).replace(/\/+$/, '');
-    const version = config.api_version ?? SHOPIFY_DEFAULT_API_VERSION;
+    const version = versionOf(config);
     const answer = await http.request({
       vendor: VENDOR,
       method: 'POST',
@@ -104,7 +140,7 @@ export function shopifyConnector(http: ConnectorHttp): ConnectorDefinition<Shopi
     if (body.errors && (!Array.isArray(body.errors) || body.errors.length > 0)) throw graphqlError(body, answer.status);
     if (!body.data)
       throw new ConnectorError(VENDOR, 'answer without data', { status: answer.status, retryable: false });
-    return body.data;
+    return { data: body.data, served: answer.headers['x-shopify-api-version'], version };
   }
 
   return {
@@ -124,7 +160,8 @@ export function shopifyConnector(http: ConnectorHttp): ConnectorDefinition<Shopi
         api_version: Type.Optional(
           Type.String({
             pattern: '^([0-9]{4}-(01|04|07|10)|unstable)$',
-            description: `Admin API version (default ${SHOPIFY_DEFAULT_API_VERSION}).`,
+            description:
+              "Admin API version (default: the previous quarter's stable version, always within Shopify's support).",
           }),
         ),
         base_url: BaseUrl('https://{shop_domain}'),
@@ -132,8 +169,11 @@ export function shopifyConnector(http: ConnectorHttp): ConnectorDefinition<Shopi
       { additionalProperties: false },
     ),
     async test(context) {
-      const data = await graphql<{ shop?: { name?: string } }>(SHOP_QUERY, {}, context);
-      return { detail: `Connected to Shopify shop ${data.shop?.name ?? context.config.shop_domain}` };
+      const { data, served, version } = await graphql<{ shop?: { name?: string } }>(SHOP_QUERY, {}, context);
+      const warning = shopifyVersionWarning(version, served, now());
+      return {
+        detail: `Connected to Shopify shop ${data.shop?.name ?? context.config.shop_domain}${warning ? ` (warning: ${warning})` : ''}`,
+      };
     },
     tools: () => [
       {
@@ -152,7 +192,7 @@ export function shopifyConnector(http: ConnectorHttp): ConnectorDefinition<Shopi
         notification: 'tool_usage',
         async run(input, context) {
           const search = orderSearch(input as { order_number?: string; email?: string });
-          const data = await graphql<{ orders: { nodes: OrderNode[] } }>(
+          const { data } = await graphql<{ orders: { nodes: OrderNode[] } }>(
             ORDERS_QUERY,
             { query: search, first: 5 },
             context,
@@ -176,7 +216,7 @@ export function shopifyConnector(http: ConnectorHttp): ConnectorDefinition<Shopi
         notification: 'tool_usage',
         async run(input, context) {
           const first = typeof input.limit === 'number' ? input.limit : 5;
-          const data = await graphql<{ products: { nodes: ProductNode[] } }>(
+          const { data } = await graphql<{ products: { nodes: ProductNode[] } }>(
             PRODUCTS_QUERY,
             { query: productSearch(String(input.query)), first },
             context,

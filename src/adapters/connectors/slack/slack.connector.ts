@@ -1,12 +1,13 @@
 /**
  * Slack Web API (team messaging): `auth.test` checks the bot token, `chat.postMessage` posts to
  * the configured channel. Slack answers most failures with HTTP 200 and `{ok: false, error}`;
- * rate limits are HTTP 429 with Retry-After (seconds).
+ * rate limits are HTTP 429 with Retry-After (seconds), or — for posting too fast to a channel —
+ * HTTP 200 `{ok: false, error: "rate_limited"}`, retried like a 429.
  */
 import { Type } from '@sinclair/typebox';
 import { ConnectorError, type ConnectorContext, type ConnectorDefinition } from '../../../ports/connectors.js';
 import { BaseUrl, SecretText, apiRoot } from '../fields.js';
-import type { ConnectorHttp } from '../http.js';
+import { retryAfterMs, type ConnectorHttp, type HttpAnswer } from '../http.js';
 
 export interface SlackConfig {
   bot_token: string;
@@ -28,9 +29,12 @@ const AUTH_ERRORS: Record<string, string> = {
   not_allowed_token_type: 'this token type cannot call this method (use a bot token, xoxb-)',
 };
 
+/** Slack's rate-limit codes in an HTTP 200 answer (`rate_limited`: chat.postMessage's message limit). */
+const RATE_LIMIT_ERRORS = new Set(['ratelimited', 'rate_limited']);
+
 /** Slack error codes of a passing trouble on its side. */
 const RETRYABLE_ERRORS = new Set([
-  'ratelimited',
+  ...RATE_LIMIT_ERRORS,
   'internal_error',
   'fatal_error',
   'service_unavailable',
@@ -51,7 +55,18 @@ interface SlackAnswer {
   [key: string]: unknown;
 }
 
-export function slackError(code: string, status?: number): ConnectorError {
+export function slackError(code: string, status?: number, headers: HttpAnswer['headers'] = {}): ConnectorError {
+  if (RATE_LIMIT_ERRORS.has(code)) {
+    // As a 429: retryable, after Retry-After when Slack sends one.
+    const wait = retryAfterMs(headers['retry-after']);
+    const after = wait === undefined ? '' : ` (retry after ${Math.ceil(wait / 1000)} s)`;
+    return new ConnectorError(VENDOR, `rate limit reached (${code})${after}`, {
+      status,
+      code,
+      retryable: true,
+      retryAfterMs: wait,
+    });
+  }
   const words = AUTH_ERRORS[code] ?? OTHER_ERRORS[code];
   return new ConnectorError(VENDOR, words ? `${code} (${words})` : code, {
     status,
@@ -76,7 +91,7 @@ export function slackConnector(http: ConnectorHttp): ConnectorDefinition<SlackCo
       throw new ConnectorError(VENDOR, `unexpected answer to ${method}`, { status: answer.status, retryable: false });
     }
     if (data.ok !== true)
-      throw slackError(typeof data.error === 'string' ? data.error : 'unknown_error', answer.status);
+      throw slackError(typeof data.error === 'string' ? data.error : 'unknown_error', answer.status, answer.headers);
     return data;
   }
 

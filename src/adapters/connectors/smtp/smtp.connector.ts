@@ -15,6 +15,8 @@ export interface SmtpConfig {
   host: string;
   port?: number;
   secure?: boolean;
+  /** Default true: without TLS from the start, STARTTLS is required before signing in or sending. */
+  require_tls?: boolean;
   username?: string;
   password?: string;
   from: string;
@@ -42,6 +44,13 @@ export function smtpError(error: SmtpFailure, host: string): ConnectorError {
   const code = error.code;
   if (code === 'EAUTH') {
     return new ConnectorError(VENDOR, `${host} refused the credentials${reply}`, { status, code, retryable: false });
+  }
+  if (code === 'ETLS' && /STARTTLS/i.test(error.message) && !/failed/i.test(error.message)) {
+    return new ConnectorError(
+      VENDOR,
+      `${host} does not offer STARTTLS, and TLS is required (set secure for TLS from the start, or require_tls: false for a trusted relay)`,
+      { status, code, retryable: false },
+    );
   }
   if (code === 'ETLS') {
     return new ConnectorError(VENDOR, `TLS with ${host} failed (${error.message.slice(0, 200)})`, {
@@ -88,6 +97,8 @@ export function smtpConnector(options: SmtpConnectorOptions): ConnectorDefinitio
       host: address,
       port,
       secure: config.secure ?? port === 465,
+      // Never sign in or send in clear unless the integration says so (a trusted local relay).
+      requireTLS: config.require_tls ?? true,
       auth: config.username ? { user: config.username, pass: config.password ?? '' } : undefined,
       connectionTimeout: options.timeoutMs,
       greetingTimeout: options.timeoutMs,
@@ -139,7 +150,13 @@ export function smtpConnector(options: SmtpConnectorOptions): ConnectorDefinitio
         }),
         port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'Default 587.' })),
         secure: Type.Optional(
-          Type.Boolean({ description: 'TLS from the start (port 465); else STARTTLS when offered.' }),
+          Type.Boolean({ description: 'TLS from the start (default on port 465); else STARTTLS (see require_tls).' }),
+        ),
+        require_tls: Type.Optional(
+          Type.Boolean({
+            description:
+              'Default true: when not secure, STARTTLS is required before signing in or sending (a server that does not offer it is refused). false only for a trusted relay without TLS.',
+          }),
         ),
         username: Type.Optional(Text(320)),
         password: Type.Optional(SecretText('SMTP password')),

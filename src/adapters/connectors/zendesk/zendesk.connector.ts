@@ -2,7 +2,8 @@
  * Zendesk Support API v2 (help desk): `GET /api/v2/users/me.json` checks the credentials (basic
  * auth `{email}/token:{api_token}`; Zendesk answers an unauthenticated call with the anonymous
  * user, a wrong token with 401 `{"error":"Couldn't authenticate you"}`), `POST /api/v2/tickets.json`
- * opens a ticket with the transcript as its first comment, `GET /api/v2/tickets/{id}.json` reads
+ * opens a ticket with the transcript as its first comment — an internal note (`public: false`),
+ * so the requester is not e-mailed the escalation reason and transcript — `GET /api/v2/tickets/{id}.json` reads
  * its status (404 `RecordNotFound` is an answer, not a failure). Errors are `{error, description}`
  * (422 adds `details`); 429 carries Retry-After.
  */
@@ -106,7 +107,7 @@ export function zendeskConnector(http: ConnectorHttp): ConnectorDefinition<Zende
       {
         name: 'create_ticket',
         description:
-          'Open a Zendesk ticket for the support team, with the conversation transcript as its first comment (use it to hand the customer to a person).',
+          'Open a Zendesk ticket for the support team, with the conversation transcript as its first comment, an internal note the customer does not receive (use it to hand the customer to a person).',
         input: Type.Object(
           {
             subject: Type.String({ minLength: 1, maxLength: 250, description: 'Short subject line.' }),
@@ -133,7 +134,8 @@ export function zendeskConnector(http: ConnectorHttp): ConnectorDefinition<Zende
         async run(input, context) {
           const ticket: Record<string, unknown> = {
             subject: String(input.subject),
-            comment: { body: String(input.body) },
+            // An internal note: the reason and transcript are for the team, never e-mailed to the requester.
+            comment: { body: String(input.body), public: false },
           };
           if (typeof input.requester_email === 'string') {
             ticket.requester = {
