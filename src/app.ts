@@ -39,6 +39,7 @@ import { csrfOriginCheck } from './http/session-cookie.js';
 import { handleClientError, handleFrameworkError } from './http/transport-errors.js';
 import { createValidatorCompiler, describeValidationError, refuseUnsafeInput } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
+import { channelsRoutes } from './modules/channels/index.js';
 import { chatRoutes, Conversation, Message as ChatMessage } from './modules/chat/index.js';
 import { companiesRoutes, Company, Invitation, Member } from './modules/companies/index.js';
 import { deploymentsRoutes } from './modules/deployments/index.js';
@@ -374,6 +375,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+
+  // Channels: vendors' inbound routes at the root, each verified by the vendor's own scheme.
+  await app.register(channelsRoutes(container.channels));
 
   // Support queries and team notifications: full paths, one scope so both families share the
   // per-key counters (1000/hour and a burst of 100/minute).
