@@ -19,7 +19,7 @@ import Fastify, {
 } from 'fastify';
 import type { Container } from './container.js';
 import { pingDatabase } from './db/database.js';
-import { apiKeyAuth, bearerChatTokenAuth, chatTokenAuth, type Authenticator } from './http/auth.js';
+import { apiKeyAuth, bearerChatTokenAuth, chatTokenAuth, xiApiKeyAuth, type Authenticator } from './http/auth.js';
 import './http/caller.js';
 import {
   AppError,
@@ -48,6 +48,7 @@ import { InboxConversation, InboxMessage, inboxRoutes } from './modules/inbox/in
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
 import { openAiRoutes } from './modules/openai-api/index.js';
+import { elevenLabsRoutes } from './modules/elevenlabs-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 import { voiceAgentsRoutes, voiceRespondRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
@@ -184,6 +185,12 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key of a company (sk_…)' },
           apiToken: { type: 'apiKey', in: 'header', name: 'x-api-token', description: 'Chat token (ct_…)' },
           chatBearer: { type: 'http', scheme: 'bearer', description: 'Chat token (ct_…) as an OpenAI API key (/v1)' },
+          xiApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'xi-api-key',
+            description: 'API key (sk_…) as an ElevenLabs key (/elevenlabs)',
+          },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when the instance sets one' },
         },
       },
@@ -374,6 +381,28 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await openAi.register(openAiRoutes(container.openAi, { limits, heartbeatMs: config.chat.heartbeatMs }));
     },
     { prefix: '/v1' },
+  );
+
+  // ElevenLabs' protocol for ElevenLabs' SDKs: an API key as `xi-api-key`, ElevenLabs' error shape;
+  // the public family's rate limit (the same key's counter).
+  await app.register(
+    async (elevenLabs) => {
+      elevenLabs.addHook(
+        'onRequest',
+        rateLimitHook(
+          elevenLabs,
+          'x-api-key',
+          [{ name: 'public', max: limits.publicPerMinute, windowMs: MINUTE }],
+          limits.enabled,
+        ),
+      );
+      elevenLabs.addHook('onRequest', xiApiKeyAuth(auth));
+      elevenLabs.addHook('onRoute', (route) => {
+        route.schema = { security: [{ xiApiKey: [] }, { apiKey: [] }], ...route.schema };
+      });
+      await elevenLabs.register(elevenLabsRoutes(container.elevenLabs));
+    },
+    { prefix: '/elevenlabs' },
   );
 
   // Channels: vendors' inbound routes at the root, each verified by the vendor's own scheme.

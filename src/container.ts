@@ -42,6 +42,7 @@ import {
   type ServingRecord,
 } from './modules/chat/index.js';
 import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
+import { createElevenLabsApi, type ElevenLabsApi } from './modules/elevenlabs-api/index.js';
 import {
   createRollupFolder,
   createSupportQueriesService,
@@ -113,6 +114,8 @@ export interface Container {
   voiceAgents: VoiceAgentsService;
   /** Text to speech and speech to text of the voice agents family. */
   voiceSpeech: VoiceSpeechService;
+  /** ElevenLabs' protocol over the voice speech (`/elevenlabs`). */
+  elevenLabs: ElevenLabsApi;
   /** Voice turns: a voice agent's main agent answers through the chat turn, spoken. */
   voiceRespond: VoiceRespond;
   /** Starts the job queue (and its workers when config.runWorkers). */
@@ -447,6 +450,7 @@ export function createContainer(options: ContainerOptions): Container {
     webhooks,
     voiceAgents,
     voiceSpeech,
+    elevenLabs: createElevenLabsApi(voiceSpeech),
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     async start() {
       await integrations.verifySecretKey();
