@@ -82,9 +82,7 @@ export const ANSWER_RULES: AnswerRules = {
 export { contentTerms, normalizeArabic };
 
 /** The language of a question or a sentence: script, then function words and letters (English when unsure). */
-export function languageOf(text: string): Language {
-  return languageOfText(text);
-}
+export const languageOf: (text: string) => Language = languageOfText;
 
 const LANGUAGES = new Set<string>(['en', 'ar', 'fr', 'de', 'es', 'pt', 'it']);
 /** A passage's language: the document's as stored, else told from its text. */
