@@ -24,6 +24,7 @@ import { listen } from './db/listener.js';
 import type { ChatCaller, UserCaller } from './http/caller.js';
 import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
+import { createInboxService, type InboxService } from './modules/inbox/index.js';
 import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
 import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
@@ -39,6 +40,7 @@ import {
   type ServingRecord,
 } from './modules/chat/index.js';
 import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
+import { createElevenLabsApi, type ElevenLabsApi } from './modules/elevenlabs-api/index.js';
 import {
   createRollupFolder,
   createSupportQueriesService,
@@ -50,6 +52,10 @@ import { createWorkflowsService, type WorkflowsService } from './modules/workflo
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
+import { channelJobs, createChannelsService, type ChannelsService } from './modules/channels/index.js';
+import { createWebhookSender } from './adapters/webhooks/webhook-sender.js';
+import { AppError } from './http/errors.js';
+import { createWebhooksModule, WEBHOOK_EVENTS_CHANNEL, type WebhooksModule } from './modules/webhooks/index.js';
 import {
   createVoiceAgentsModule,
   createVoiceRespond,
@@ -82,6 +88,8 @@ export interface Container {
   agents: AgentsService;
   /** Chat: conversations and agent turns (the chat family). */
   chat: ChatModule;
+  /** The inbox: conversations handed to people (over chat's hand-off, events and deliveries). */
+  inbox: InboxService;
   /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
   openAi: OpenAiModule;
   /** Support queries: the recorder the platform writes through and the family's reads. */
@@ -94,16 +102,37 @@ export interface Container {
   workflows: WorkflowsService;
   /** Integrations and their connectors; `registry` gives the tools of an integration. */
   integrations: IntegrationsModule;
+  /** Channels: deployments on Slack, WhatsApp and Teams answer there (inbound routes, answering jobs, delivery). */
+  channels: ChannelsService;
+  /** Outbound webhooks: endpoints, the delivery log, and the worker that fans events out and sends them. */
+  webhooks: WebhooksModule;
   /** Voice agents: records and the curated voice catalog (checked when the container is built). */
   voiceAgents: VoiceAgentsService;
   /** Text to speech and speech to text of the voice agents family. */
   voiceSpeech: VoiceSpeechService;
+  /** ElevenLabs' protocol over the voice speech (`/elevenlabs`). */
+  elevenLabs: ElevenLabsApi;
   /** Voice turns: a voice agent's main agent answers through the chat turn, spoken. */
   voiceRespond: VoiceRespond;
   /** Starts the job queue (and its workers when config.runWorkers). */
   start(): Promise<void>;
   /** Stops workers, then closes the queue, Redis and the database pool. */
   close(): Promise<void>;
+}
+
+/** The context of the platform reading a company's resources (as its owner would see them). */
+function systemReader(companyId: string) {
+  return { companyId, userId: '00000000-0000-0000-0000-000000000000', role: 'owner' as const };
+}
+
+/** The value, or null when the resource is gone (a 404). */
+async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof AppError && error.statusCode === 404) return null;
+    throw error;
+  }
 }
 
 export interface ContainerOptions {
@@ -158,6 +187,8 @@ export function createContainer(options: ContainerOptions): Container {
       },
       // Hand-off events written by another instance (the chat module's conversation events).
       [CONVERSATION_EVENTS_CHANNEL]: (payload) => chat.events.heard(payload),
+      // An event entered the outbox (migration 0160): this process's webhook sender, if it runs, fans it out.
+      [WEBHOOK_EVENTS_CHANNEL]: () => webhooks.dispatcher.wake(),
     },
     (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
   );
@@ -221,7 +252,10 @@ export function createContainer(options: ContainerOptions): Container {
     notifications,
     knowledge,
     // The integrations module is built below; the roll-out runs the live check when a job runs.
-    integrations: { checkIntegration: (companyId, id) => integrations.check(companyId, id) },
+    integrations: {
+      checkIntegration: (companyId, id) => integrations.check(companyId, id),
+      integrationFacts: (companyId, id) => integrations.facts(companyId, id),
+    },
     // Workflows are built below (they ask deployments whether one is live before a delete).
     workflows: { find: (companyId, id) => workflows.routing.find(companyId, id) },
     publicBaseUrl: config.publicBaseUrl,
@@ -280,13 +314,78 @@ export function createContainer(options: ContainerOptions): Container {
     timeoutMs: config.integrations.timeoutMs,
     maxResponseBytes: config.integrations.maxResponseBytes,
   });
+  const box = createSecretBox(secretKey);
   const integrations = createIntegrationsModule({
     db,
-    box: createSecretBox(secretKey),
+    box,
     connectors: connectors.definitions,
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
   });
+  const channels = createChannelsService({
+    db,
+    queue,
+    vendors: connectors.channels,
+    deployments,
+    integrations,
+    notifications,
+    turns: chat.turns,
+    endUsers: supportQueries,
+    speechToText: speech.stt !== null,
+    log: log.child({ module: 'channels' }),
+  });
+  for (const job of channelJobs(channels)) queue.defineTask(job);
+  // A person's reply during a hand-off reaches the customer through the channel's own delivery.
+  for (const channel of ['slack', 'whatsapp', 'teams']) chat.deliveries.register(channel, channels.deliverer);
+  const inbox = createInboxService({ db, chat });
+  const webhookSender = createWebhookSender({
+    allowPrivate: config.webhooks.allowPrivateUrls,
+    timeoutMs: config.webhooks.timeoutMs,
+    maxResponseBytes: config.webhooks.maxResponseBytes,
+  });
+  const webhooks = createWebhooksModule(
+    {
+      schedule: config.webhooks.retrySchedule,
+      perEndpoint: config.webhooks.endpointConcurrency,
+      concurrency: config.webhooks.concurrency,
+      pollMs: config.webhooks.pollMs,
+      leaseMs: config.webhooks.leaseMs,
+      retentionDays: config.webhooks.retentionDays,
+    },
+    {
+      db,
+      clock,
+      box,
+      sender: webhookSender,
+      // Events carry their resource as the API shows it, read as the company's owner would.
+      readers: {
+        support_query: (companyId, id) => orNull(() => supportQueries.get(systemReader(companyId), id)),
+        notification: (companyId, id) => orNull(() => notifications.get(systemReader(companyId), id)),
+        deployment: (companyId, id) => orNull(() => deployments.get(systemReader(companyId), id)),
+        conversation: (companyId, id) => orNull(() => inbox.get(systemReader(companyId), id)),
+        // A document's text is not sent (it may be megabytes): GET /documents/{id} has it.
+        document: async (companyId, id) => {
+          const document = await orNull(() => knowledge.getDocument(systemReader(companyId), id));
+          if (!document) return null;
+          const { content: _content, ...rest } = document;
+          return rest;
+        },
+      },
+      onDisabled: async (trx, input) => {
+        await notifications.notify(trx, {
+          companyId: input.companyId,
+          notificationType: 'system',
+          category: 'system',
+          priority: 'high',
+          title: 'Webhook endpoint disabled',
+          // The origin only: a receiver's path or query may hold a token of its own.
+          message: `Deliveries to ${input.origin} failed for the whole retry schedule, so the endpoint was disabled. Fix the receiver, then enable it again (PATCH /api/public/webhooks/${input.endpointId} with enabled: true) and retry the failed deliveries.`,
+          metadata: { webhook_id: input.endpointId },
+        });
+      },
+      log: log.child({ module: 'webhooks' }),
+    },
+  );
   // With ElevenLabs, its voice list (cached) is accepted besides the catalog's voices.
   const { elevenLabs } = config.tts;
   const providerVoices = elevenLabs.apiKey
@@ -323,14 +422,18 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
+    inbox,
     openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,
     deployments,
     workflows,
     integrations,
+    channels,
+    webhooks,
     voiceAgents,
     voiceSpeech,
+    elevenLabs: createElevenLabsApi(voiceSpeech),
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     async start() {
       await integrations.verifySecretKey();
@@ -338,10 +441,12 @@ export function createContainer(options: ContainerOptions): Container {
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
+      if (config.runWorkers) webhooks.dispatcher.start();
     },
     async close() {
       if (closed) return;
       closed = true;
+      await webhooks.dispatcher.stop();
       await queue.stop();
       await rollupFolder.stop();
       await changeListener.close();
@@ -349,6 +454,7 @@ export function createContainer(options: ContainerOptions): Container {
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await knowledge.close();
       await connectors.close();
+      await webhookSender.close();
       await database.close();
     },
   };

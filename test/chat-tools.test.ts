@@ -163,9 +163,11 @@ describe('a model agent calls its integrations’ tools', () => {
         expect.objectContaining({ tool: 'slack_post_message', status: 'ok' }),
       ]),
     );
-    // The first request declared the tools; the second carried the calls and their results.
+    // The first request declared the tools (and the platform's hand-off to a person); the second
+    // carried the calls and their results.
     const [first, second] = openai.requests.slice(before);
     expect(first!.tools!.map((tool) => tool.function.name).sort()).toEqual([
+      'handoff_to_human',
       'shopify_lookup_order',
       'shopify_search_products',
       'slack_post_message',

@@ -176,7 +176,11 @@ describe('POST /agent/chat', () => {
       url: '/team-notifications?notification_type=agent_action',
       headers: setup.tenant.headers,
     });
-    expect(notes.json().data[0]).toMatchObject({ title: 'Helper escalated a conversation', priority: 'high' });
+    expect(notes.json().data[0]).toMatchObject({
+      title: 'Helper handed a conversation to the team',
+      priority: 'high',
+      metadata: { action_type: 'handoff', conversation_id: res.json().conversation_id },
+    });
   });
 
   it.each([

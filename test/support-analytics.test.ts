@@ -491,6 +491,7 @@ describe('figures follow the platform writing through the recorder', () => {
       customer_satisfaction: 4,
       resolution_method: 'automated',
       escalated_to_human: false,
+      resolved_by: null,
     });
     expect(record.resolution).toBe('Refunded');
     expect(record.agent.performance_metrics).toMatchObject({

@@ -67,6 +67,7 @@ describe('GET /customer-support', () => {
       customer_satisfaction: null,
       resolution_method: 'automated',
       escalated_to_human: false,
+      resolved_by: null,
     });
   });
 });

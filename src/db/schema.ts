@@ -7,6 +7,7 @@
 import type { Generated } from 'kysely';
 import type { DefaultTimestamp } from './columns.js';
 import type { AgentsTables } from '../modules/agents/agents.tables.js';
+import type { ChannelsTables } from '../modules/channels/channels.tables.js';
 import type { ChatTables } from '../modules/chat/chat.tables.js';
 import type { CompaniesTables } from '../modules/companies/companies.tables.js';
 import type { DeploymentsTables } from '../modules/deployments/deployments.tables.js';
@@ -15,6 +16,7 @@ import type { IntegrationsTables } from '../modules/integrations/integrations.ta
 import type { KnowledgeTables } from '../modules/knowledge/knowledge.tables.js';
 import type { SupportTables } from '../modules/support-queries/support-queries.tables.js';
 import type { NotificationTables } from '../modules/team-notifications/team-notifications.tables.js';
+import type { WebhooksTables } from '../modules/webhooks/webhooks.tables.js';
 import type { VoiceAgentsTables } from '../modules/voice-agents/voice-agents.tables.js';
 import type { WorkflowsTables } from '../modules/workflows/workflows.tables.js';
 
@@ -40,9 +42,11 @@ export interface Database
     SupportTables,
     NotificationTables,
     ChatTables,
+    ChannelsTables,
     DeploymentsTables,
     IntegrationsTables,
     VoiceAgentsTables,
-    WorkflowsTables {
+    WorkflowsTables,
+    WebhooksTables {
   email_outbox: EmailOutboxTable;
 }

@@ -34,6 +34,8 @@ export type SupportRecorder = Pick<
   | 'close'
   | 'reassign'
   | 'turnRecord'
+  | 'escalate'
+  | 'resolveByPerson'
 >;
 
 export interface AgentNotifier {

@@ -236,11 +236,12 @@ export function chatRoutes(chat: ChatModule, options: ChatRouteOptions): Fastify
       },
       async (request, reply) => {
         const turn = await chat.turns.prepare(chatCaller(request), request.body);
-        const { conversation_id, agent_response_text, response_time_ms, was_resolved } = await chat.turns.run(
+        const { conversation_id, agent_response_text, response_time_ms, was_resolved, held } = await chat.turns.run(
           turn,
           clientSignal(reply),
         );
-        return { conversation_id, agent_response_text, response_time_ms, was_resolved };
+        const answer = { conversation_id, agent_response_text, response_time_ms, was_resolved };
+        return held ? { ...answer, handoff: true as const, status: held.status } : answer;
       },
     );
 

@@ -4,7 +4,7 @@
  * reaches `onText` as it is produced; the outcome says whether the agent resolved or escalated.
  */
 import { AppError } from '../../http/errors.js';
-import { LlmError, type LanguageModels, type LlmMessage, type LlmToolCall } from '../../ports/llm.js';
+import { LlmError, type LanguageModels, type LlmMessage, type LlmTool, type LlmToolCall } from '../../ports/llm.js';
 import { BUILTIN_KB_MODEL, toEscalation, type AgentRow } from '../agents/index.js';
 import { answerFromKnowledge, asksForHuman, languageOf, phrases, type KbPassage } from './chat.kb-responder.js';
 import {
@@ -54,6 +54,35 @@ export interface TurnOutcome {
   actions: ToolAction[];
   /** Provider-counted tokens; absent when the provider reports none (or for the built-in responder). */
   usage?: TurnUsage;
+  /** Why the turn hands the conversation to a person (set when `escalated`). */
+  handoffReason?: string;
+}
+
+/** The built-in tool a model calls to hand the conversation to a person (offered when escalation is on). */
+export const HANDOFF_TOOL: LlmTool = {
+  name: 'handoff_to_human',
+  description:
+    'Hand this conversation to a person of the support team: when the customer asks for a person, or when you cannot help. A person answers the customer next; tell the customer so briefly.',
+  inputSchema: {
+    type: 'object',
+    properties: { reason: { type: 'string', description: 'Why a person should take over, in one sentence' } },
+    required: ['reason'],
+    additionalProperties: false,
+  },
+};
+
+/** Reasons of the hand-offs a turn starts (the model's own reason when it calls the tool). */
+export const HANDOFF_REASONS = {
+  askedForPerson: 'The customer asked for a person',
+  couldNotAnswer: 'The agent could not answer',
+  tool: 'The agent handed the conversation to a person',
+};
+
+const MAX_REASON_CHARS = 500;
+
+function handoffReasonOf(call: LlmToolCall): string {
+  const reason = typeof call.input?.reason === 'string' ? call.input.reason.trim() : '';
+  return reason ? reason.slice(0, MAX_REASON_CHARS) : HANDOFF_REASONS.tool;
 }
 
 /** What the model writes when it cannot answer from what it was given; never shown to the user. */
@@ -113,6 +142,10 @@ export function systemPrompt(agent: AgentRow, passages: KbPassage[], hasTools = 
     'Use the knowledge passages below when they are relevant and cite them as [n].',
     `If the passages and the conversation do not let you answer, say so briefly, do not invent facts, and end your reply with ${ESCALATE_MARKER}.`,
   );
+  if (toEscalation(agent.escalation).enabled)
+    lines.push(
+      `When the customer asks to speak with a person, call the ${HANDOFF_TOOL.name} tool and tell them a person will answer.`,
+    );
   if (hasTools) {
     lines.push(
       'You may call the tools you are given to look things up or act for the customer; tell the customer what you did.',
@@ -215,7 +248,15 @@ export function createChatRuntime(deps: RuntimeDeps) {
     if (escalating) {
       const text = [escalation.message || say.escalated, acted?.text].filter(Boolean).join(' ');
       onText(text);
-      return { ...base, text, citations: [], resolved: false, escalated: true, actions: acted?.actions ?? [] };
+      return {
+        ...base,
+        text,
+        citations: [],
+        resolved: false,
+        escalated: true,
+        actions: acted?.actions ?? [],
+        handoffReason: HANDOFF_REASONS.askedForPerson,
+      };
     }
     if (acted) {
       const text = acted.resolved
@@ -256,7 +297,9 @@ export function createChatRuntime(deps: RuntimeDeps) {
     const filter = new MarkerFilter();
     const actions: ToolAction[] = [];
     const maxSteps = deps.maxToolSteps ?? 5;
-    const offered = llmTools(tools);
+    const canHandOff = toEscalation(input.agent.escalation).enabled;
+    const offered = [...llmTools(tools), ...(canHandOff ? [HANDOFF_TOOL] : [])];
+    let handoffReason: string | null = null;
     let text = '';
     let usage: TurnUsage | undefined;
     const onUsage = ({ inputTokens, outputTokens }: { inputTokens?: number; outputTokens?: number }) => {
@@ -303,7 +346,20 @@ export function createChatRuntime(deps: RuntimeDeps) {
           actions.push(action);
           onAction(action);
         };
-        messages.push(...(await runToolCalls(deps.tools!, input.companyId, tools, calls, signal, record)));
+        // handoff_to_human is the platform's own: it hands the conversation over once the turn is written.
+        const agentCalls = calls.filter((call) => !canHandOff || call.name !== HANDOFF_TOOL.name);
+        for (const call of calls.filter((one) => !agentCalls.includes(one))) {
+          handoffReason ??= handoffReasonOf(call);
+          messages.push({
+            role: 'tool',
+            content: 'The conversation is handed to a person of the team, who will answer the customer next.',
+            toolCallId: call.id,
+            toolName: call.name,
+            isError: false,
+          });
+        }
+        if (agentCalls.length)
+          messages.push(...(await runToolCalls(deps.tools!, input.companyId, tools, agentCalls, signal, record)));
         stepStart = true;
       }
     } catch (error) {
@@ -312,12 +368,13 @@ export function createChatRuntime(deps: RuntimeDeps) {
     }
     emit(filter.flush());
     const cited = passages.filter((_passage, index) => text.includes(`[${index + 1}]`));
-    const escalated = filter.found && toEscalation(input.agent.escalation).enabled;
+    const escalated = canHandOff && (filter.found || handoffReason !== null);
     return {
       text: text.trim(),
       citations: (cited.length ? cited : filter.found ? [] : passages).map(toCitation),
-      resolved: !filter.found && text.trim().length > 0,
+      resolved: !filter.found && handoffReason === null && text.trim().length > 0,
       escalated,
+      ...(escalated ? { handoffReason: handoffReason ?? HANDOFF_REASONS.couldNotAnswer } : {}),
       retrieved: passages.length,
       model: input.agent.model,
       actions,

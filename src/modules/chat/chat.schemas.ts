@@ -168,6 +168,16 @@ export const ChatResponse = Type.Object({
   agent_response_text: Type.String(),
   response_time_ms: Type.Integer(),
   was_resolved: Type.Boolean(),
+  handoff: Type.Optional(
+    Type.Literal(true, {
+      description: 'The conversation is with a person: the message was stored for them, with no agent answer',
+    }),
+  ),
+  status: Type.Optional(
+    StringEnum(['waiting', 'assigned'] as const, {
+      description: 'With handoff: waiting for a person, or a person answers',
+    }),
+  ),
 });
 export type ChatResponse = Static<typeof ChatResponse>;
 

@@ -16,6 +16,9 @@ import * as repo from './chat.repo.js';
 import type { TurnOutcome } from './chat.runtime.js';
 import { notifyToolCalls } from './chat.tool-records.js';
 import type { PreparedTurn, TurnResult } from './chat.turns.js';
+import type { Handoff } from './chat.handoff.js';
+import type { ConversationEvent } from './chat.conversation-events.js';
+import { HANDOFF_REASONS } from './chat.runtime.js';
 
 /** What an agent turn records on its support query. */
 type TurnInput = NonNullable<Parameters<SupportRecorder['turnRecord']>[0]['turn']>;
@@ -27,6 +30,8 @@ export interface TurnWriteDeps {
   queue: Pick<JobQueue, 'send'> | null;
   /** Called once a turn's records have committed (the lists showing its figures are cleared). */
   turnCommitted?: ((companyId: string) => void) | null;
+  /** An escalated turn hands the conversation to a person in its transaction (chat.handoff.ts). */
+  handoff?: Pick<Handoff, 'startInTurn' | 'publish'> | null;
 }
 
 export function createTurnWriter(deps: TurnWriteDeps) {
@@ -96,14 +101,21 @@ export function createTurnWriter(deps: TurnWriteDeps) {
     const mailed = outcome.actions.some((action) => action.notification === 'email_sent' && action.status === 'ok');
     const escalationMail = Boolean(deps.queue) && record && outcome.escalated && Boolean(contact) && !mailed;
     const toolNotes = Boolean(deps.notifications) && outcome.actions.length > 0;
+    const handingOff = Boolean(deps.handoff) && record && outcome.escalated;
     await turn.persist();
     // The common turn is one statement in autocommit: one round trip, one commit.
-    if (!unresolved && !escalationMail && !toolNotes) {
+    if (!unresolved && !escalationMail && !toolNotes && !handingOff) {
       await recordLate(turn, written(turn, await repo.writeTurn(db, write)), agentTurn);
       return turn.id;
     }
-    return db.transaction().execute(async (trx) => {
+    const staged: ConversationEvent[] = [];
+    const id = await db.transaction().execute(async (trx) => {
       const result = written(turn, await repo.writeTurn(trx, write));
+      if (handingOff) {
+        const reason = outcome.handoffReason ?? HANDOFF_REASONS.couldNotAnswer;
+        const event = await deps.handoff!.startInTurn(trx, { companyId, conversationId: turn.conversation.id, reason });
+        if (event) staged.push(event);
+      }
       const { queryId } = result;
       if (deps.supportQueries && agentTurn && !result.recorded && queryId)
         await deps.supportQueries.recordAgentTurn(trx, { companyId, queryId, ...agentTurn });
@@ -127,6 +139,8 @@ export function createTurnWriter(deps: TurnWriteDeps) {
       }
       return turn.id;
     });
+    deps.handoff?.publish(staged);
+    return id;
   }
 
   /**
@@ -166,13 +180,14 @@ export function createTurnWriter(deps: TurnWriteDeps) {
       category: 'agent',
       priority: escalated ? 'high' : 'medium',
       title: escalated
-        ? `${turn.agent.title} escalated a conversation`
+        ? `${turn.agent.title} handed a conversation to the team`
         : `${turn.agent.title} could not answer a question`,
       message: `“${turn.query.slice(0, 300)}”${escalated ? ' — the customer is waiting for a person.' : ' — nothing relevant was found in the knowledge base.'}`,
       metadata: {
         agent_id: turn.agent.id,
         ...(queryId ? { query_id: queryId } : {}),
-        action_type: escalated ? 'escalation' : 'unanswered_question',
+        ...(escalated ? { conversation_id: turn.conversation.id } : {}),
+        action_type: escalated ? 'handoff' : 'unanswered_question',
         tool_used: outcome.retrieved > 0 ? 'knowledge_base' : 'none',
         execution_time: `${(elapsed / 1000).toFixed(1)}s`,
       },

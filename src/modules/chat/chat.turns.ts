@@ -32,6 +32,9 @@ import type { ToolAction } from './chat.tools.js';
 import type { AudioPart, ChatForm, StreamEvent } from './chat.schemas.js';
 import { checkAgentAllowed } from './chat.service.js';
 import { createWorkflowRoute, handoffChunk, type Handoff } from './chat.workflow-route.js';
+import type { Handoff as HandoffService } from './chat.handoff.js';
+import { HANDOFF_REASONS } from './chat.runtime.js';
+import { customerStatus, handoffStatusChunk, type CustomerHandoffStatus } from './chat.turn-hold.js';
 
 export interface TurnsDeps {
   db: Db;
@@ -51,6 +54,8 @@ export interface TurnsDeps {
   workflows?: WorkflowRouter | null;
   /** Called once a turn's records have committed. */
   turnCommitted?: ((companyId: string) => void) | null;
+  /** Hand-off transitions: a turn starts one when the agent escalates; a person's conversation takes no agent turn. */
+  handoff?: HandoffService | null;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -83,6 +88,8 @@ export interface PreparedTurn {
   options: TurnOptions;
   /** A workflow moved the conversation to this turn's agent: said (a `chunk`) before the answer. */
   handoff: Handoff | null;
+  /** The conversation is a person's (or waits for one) as prepared: the message is stored with no agent turn. */
+  held: boolean;
 }
 
 export interface TurnResult {
@@ -94,6 +101,8 @@ export interface TurnResult {
   finish_reason: 'stop' | 'aborted' | 'error';
   /** Provider-counted tokens, when the provider reported them. */
   usage: TurnUsage | null;
+  /** The message went to a person (no agent turn): what the customer is told. */
+  held?: { status: CustomerHandoffStatus };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -227,6 +236,35 @@ export function createTurns(deps: TurnsDeps) {
     return { agent, routed, retrieval, retrievalAbort };
   }
 
+  /**
+   * A message to a person's conversation: stored with no agent turn. Null when a person released
+   * it meanwhile (the agent answers after all).
+   */
+  async function holdForPerson(
+    turn: PreparedTurn,
+    emit: (event: Omit<StreamEvent, 'conversation_id'>) => void,
+  ): Promise<TurnResult | null> {
+    turn.retrievalAbort.abort();
+    const held = await deps.handoff!.customerMessage({
+      companyId: turn.caller.companyId,
+      conversationId: turn.conversation.id,
+      content: turn.query,
+    });
+    if (!held) return null;
+    const status = customerStatus(held.status);
+    emit(handoffStatusChunk(status));
+    return {
+      conversation_id: turn.conversation.id,
+      agent_response_text: '',
+      response_time_ms: clock.now().getTime() - turn.startedAt,
+      was_resolved: false,
+      message_id: null,
+      finish_reason: 'stop',
+      usage: null,
+      held: { status },
+    };
+  }
+
   return {
     /**
      * `serving.deployment: false` serves the agent without a live deployment of the key's channel
@@ -291,6 +329,7 @@ export function createTurns(deps: TurnsDeps) {
           retrievalAbort,
           options,
           handoff: routed?.handoff ?? null,
+          held: Boolean(deps.handoff) && conversation.handler !== 'bot',
         };
       } catch (error) {
         retrievalAbort.abort();
@@ -326,6 +365,10 @@ export function createTurns(deps: TurnsDeps) {
           emit({ type: 'transcribed_text', content: heard });
           if (!turn.query) throw AppErrors.validation('The audio contained no speech');
         }
+        if (turn.held) {
+          const held = await holdForPerson(turn, emit);
+          if (held) return held;
+        }
         if (turn.handoff) emit(handoffChunk(turn.handoff));
         outcome = await deps.runtime.respond(
           {
@@ -356,6 +399,8 @@ export function createTurns(deps: TurnsDeps) {
             kind: 'citations',
             citations: outcome.citations,
           });
+        if (outcome.escalated && deps.handoff)
+          emit(handoffStatusChunk('waiting', outcome.handoffReason ?? HANDOFF_REASONS.couldNotAnswer));
       } catch (error) {
         failure = error;
       }

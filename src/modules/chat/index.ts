@@ -9,6 +9,7 @@ import type { Mailer } from '../../ports/mailer.js';
 import { createConversationEvents } from './chat.conversation-events.js';
 import { createDeliveryRegistry } from './chat.delivery.js';
 import { createEscalationMailer } from './chat.escalation.js';
+import { createHandoff } from './chat.handoff.js';
 import type {
   AgentNotifier,
   AgentTools,
@@ -40,6 +41,7 @@ export {
 } from './chat.conversation-events.js';
 export { streamConversationEvents } from './chat.conversation-stream.js';
 export { inboxStatus, statusEvent } from './chat.handoff-state.js';
+export type { Person } from './chat.handoff.js';
 
 export interface ChatModuleDeps {
   db: Db;
@@ -92,7 +94,10 @@ export function createChatModule(deps: ChatModuleDeps) {
   // Conversation events (hand-off, a person's replies) and the per-channel delivery of replies.
   const events = createConversationEvents({ db: deps.db, log: deps.log });
   const deliveries = createDeliveryRegistry({ timeoutMs: deps.deliveryTimeoutMs ?? 10_000 });
+  const handoff = createHandoff({ db: deps.db, events, deliveries, supportQueries });
   return {
+    /** Hand-off transitions: the inbox's (assign, take over, release, close, reply) and the turn's. */
+    handoff,
     runtime,
     /**
      * Events of conversations: `subscribe` (streams), `stage` + `publish` (writers), `heard` (the
@@ -123,6 +128,7 @@ export function createChatModule(deps: ChatModuleDeps) {
       metrics: deps.metrics ?? null,
       workflows: deps.workflows ?? null,
       turnCommitted: deps.turnCommitted ?? null,
+      handoff,
       log: deps.log,
     }),
   };

@@ -179,6 +179,45 @@ export function createSupportRecorder(deps: { clock: Clock }) {
       });
     },
 
+    /**
+     * The conversation went to a person (a hand-off, or a person taking over): escalated to a
+     * human, in progress (a resolved query reopens). A closed query is left as it is.
+     */
+    async escalate(executor: Executor, input: { companyId: string; queryId: string }): Promise<void> {
+      const row = await locked(executor, input.companyId, input.queryId);
+      if (row.status === 'closed' || (row.escalated_to_human && row.status === 'in_progress')) return;
+      await repo.updateSupportQuery(executor, input.companyId, input.queryId, {
+        escalated_to_human: true,
+        status: 'in_progress',
+        resolved_at: null,
+        resolution_method: null,
+        updated_at: clock.now(),
+      });
+    },
+
+    /**
+     * A person closed the conversation: the query is resolved by that person (`resolution_method`
+     * human, `resolved_by`, escalated to a human), with their resolution text when given. A query
+     * already closed stays as it is; one already resolved keeps its first resolution time.
+     */
+    async resolveByPerson(
+      executor: Executor,
+      input: { companyId: string; queryId: string; userId: string; resolution?: string | undefined },
+    ): Promise<void> {
+      const row = await locked(executor, input.companyId, input.queryId);
+      if (row.status === 'closed') return;
+      const now = clock.now();
+      await repo.updateSupportQuery(executor, input.companyId, input.queryId, {
+        status: 'resolved',
+        resolution_method: 'human',
+        escalated_to_human: true,
+        resolved_by: input.userId,
+        resolved_at: row.status === 'resolved' && row.resolved_at ? row.resolved_at : now,
+        updated_at: now,
+        ...(input.resolution !== undefined ? { resolution: input.resolution } : {}),
+      });
+    },
+
     /** Closes the query (the conversation was closed or went inactive); closing twice is a no-op. */
     async close(executor: Executor, input: { companyId: string; queryId: string }): Promise<void> {
       const row = await locked(executor, input.companyId, input.queryId);

@@ -50,6 +50,9 @@ export const SupportQuery = Type.Object(
       customer_satisfaction: Nullable(Type.Number({ minimum: 1, maximum: 5 })),
       resolution_method: Nullable(StringEnum(['automated', 'human'] as const)),
       escalated_to_human: Type.Boolean(),
+      resolved_by: Nullable(
+        Uuid({ description: 'The person who resolved a query handed to the team (null: the agent, or not resolved)' }),
+      ),
     }),
     created_at: Timestamp(),
     updated_at: Timestamp(),

@@ -99,6 +99,7 @@ export function toSupportQuery(
       customer_satisfaction: row.customer_satisfaction,
       resolution_method: row.resolution_method,
       escalated_to_human: row.escalated_to_human,
+      resolved_by: row.resolved_by,
     },
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
