@@ -30,6 +30,7 @@ import {
   shapeForPath,
   truncateQuoted,
 } from './http/errors.js';
+import { registerConsole } from './http/console.js';
 import { listCacheHooks } from './http/list-cache.js';
 import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
 import { finishOpenApiDocument, transformRouteSchema } from './http/openapi.js';
@@ -292,6 +293,10 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
     async () => app.swagger(),
   );
+
+  // The web console (static files) at /console; the root leads there.
+  registerConsole(app);
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 302));
 
   const limits = config.rateLimits;
   // API keys, chat tokens, and the console's session cookie where an API key is expected.

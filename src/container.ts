@@ -441,7 +441,7 @@ export function createContainer(options: ContainerOptions): Container {
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
-      if (config.runWorkers) webhooks.dispatcher.start();
+      if (config.runWorkers && config.webhooks.worker) webhooks.dispatcher.start();
     },
     async close() {
       if (closed) return;
