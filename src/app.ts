@@ -32,6 +32,7 @@ import {
 } from './http/errors.js';
 import { registerConsole } from './http/console.js';
 import { listCacheHooks } from './http/list-cache.js';
+import { CpuBusyError } from './lib/cpu-pool.js';
 import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
 import { finishOpenApiDocument, transformRouteSchema } from './http/openapi.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
@@ -99,6 +100,11 @@ function handleError(
     if (error.retryAfterSeconds !== undefined)
       reply.header('retry-after', Math.max(1, Math.ceil(error.retryAfterSeconds)));
     return sendError(request, reply, error);
+  }
+  if (error instanceof CpuBusyError) {
+    // The CPU pool's queue for this kind of work is full (or the instance is stopping).
+    reply.header('retry-after', String(error.retryAfterSeconds));
+    return sendError(request, reply, { statusCode: 503, code: 'ServiceUnavailable', message: error.message });
   }
   if (error.validation) {
     const message = describeValidationError(error.validationContext, error.validation as never);
