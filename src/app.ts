@@ -49,6 +49,7 @@ import { openAiRoutes } from './modules/openai-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 import { voiceAgentsRoutes, voiceRespondRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
+import { WEBHOOKS_SCHEMAS, webhooksRoutes } from './modules/webhooks/index.js';
 import { Workflow, workflowsRoutes } from './modules/workflows/index.js';
 
 /** Schemas with an $id, referenced by Type.Ref from routes and listed in the OpenAPI components. */
@@ -159,6 +160,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   for (const schema of KNOWLEDGE_SCHEMAS) app.addSchema(schema);
   for (const schema of INTEGRATIONS_SCHEMAS) app.addSchema(schema);
+  for (const schema of WEBHOOKS_SCHEMAS) app.addSchema(schema);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -326,6 +328,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       await publicApi.register(deploymentsRoutes(container.deployments));
       await publicApi.register(workflowsRoutes(container.workflows));
       await publicApi.register(integrationsRoutes(container.integrations));
+      await publicApi.register(webhooksRoutes(container.webhooks));
       await publicApi.register(voiceAgentsRoutes(container.voiceAgents));
       await publicApi.register(voiceSpeechRoutes(container.voiceSpeech));
       await publicApi.register(voiceRespondRoutes(container.voiceRespond, container.voiceSpeech.maxAudioBytes));

@@ -4,6 +4,10 @@
  */
 import path from 'node:path';
 import { bool, ConfigError, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
+import { integrationsConfig, webhooksConfig, type IntegrationsConfig, type WebhooksConfig } from './config.outbound.js';
+
+export type { IntegrationsConfig, WebhooksConfig } from './config.outbound.js';
+export { DEFAULT_RETRY_SCHEDULE_MS } from './config.outbound.js';
 
 export { ConfigError };
 
@@ -253,45 +257,6 @@ const ttsConfig = (env: Env): TtsConfig => ({
   maxTextChars: int(env, 'TTS_MAX_TEXT_CHARS', 5000, 1, 100_000),
 });
 
-/** Integrations (DESIGN §10): the key that encrypts their secrets and the limits of vendor calls. */
-export interface IntegrationsConfig {
-  /**
-   * SECRET_KEY: the AES-256-GCM key of stored integration secrets, as 64 hex characters
-   * (normalized to lower case). Unset: a key generated once into DATA_DIR/secret.key is used.
-   */
-  secretKeyHex: string | undefined;
-  /** ALLOW_PRIVATE_URLS: let connectors reach loopback/private/link-local addresses (tests only). */
-  allowPrivateUrls: boolean;
-  /** INTEGRATION_TIMEOUT_MS: upper bound of one vendor call (connect, answer and body). */
-  timeoutMs: number;
-  /** INTEGRATION_MAX_RESPONSE_KB: a vendor answer larger than this is refused. */
-  maxResponseBytes: number;
-}
-
-/** SECRET_KEY: 32 bytes written as 64 hex characters or as base64 (standard or URL-safe). */
-function secretKey(env: Env): string | undefined {
-  const raw = str(env, 'SECRET_KEY');
-  if (raw === undefined) return undefined;
-  if (/^[0-9a-fA-F]{64}$/.test(raw)) return raw.toLowerCase();
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
-    const bytes = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-    if (bytes.length === 32) return bytes.toString('hex');
-  }
-  throw new ConfigError(
-    'SECRET_KEY',
-    'must be 32 random bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)',
-  );
-}
-
-function integrationsConfig(env: Env): IntegrationsConfig {
-  return {
-    secretKeyHex: secretKey(env),
-    allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
-    timeoutMs: int(env, 'INTEGRATION_TIMEOUT_MS', 10_000, 100, 300_000),
-    maxResponseBytes: int(env, 'INTEGRATION_MAX_RESPONSE_KB', 2048, 1, 102_400) * 1024,
-  };
-}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface RateLimitConfig {
@@ -374,6 +339,7 @@ export interface Config {
   /** Support queries and team notifications. */
   insights: InsightsConfig;
   integrations: IntegrationsConfig;
+  webhooks: WebhooksConfig;
 }
 
 /** The process environment with `overrides` on top (the CLI runs its commands without workers). */
@@ -451,6 +417,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     speech: speechConfig(env),
     tts: ttsConfig(env),
     integrations: integrationsConfig(env),
+    webhooks: webhooksConfig(env),
   };
   return deepFreeze(config);
 }

@@ -51,6 +51,9 @@ import { createWorkflowsService, type WorkflowsService } from './modules/workflo
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
+import { createWebhookSender } from './adapters/webhooks/webhook-sender.js';
+import { AppError } from './http/errors.js';
+import { createWebhooksModule, WEBHOOK_EVENTS_CHANNEL, type WebhooksModule } from './modules/webhooks/index.js';
 import {
   createVoiceAgentsModule,
   createVoiceRespond,
@@ -97,6 +100,8 @@ export interface Container {
   workflows: WorkflowsService;
   /** Integrations and their connectors; `registry` gives the tools of an integration. */
   integrations: IntegrationsModule;
+  /** Outbound webhooks: endpoints, the delivery log, and the worker that fans events out and sends them. */
+  webhooks: WebhooksModule;
   /** Voice agents: records and the curated voice catalog (checked when the container is built). */
   voiceAgents: VoiceAgentsService;
   /** Text to speech and speech to text of the voice agents family. */
@@ -107,6 +112,21 @@ export interface Container {
   start(): Promise<void>;
   /** Stops workers, then closes the queue, Redis and the database pool. */
   close(): Promise<void>;
+}
+
+/** The context of the platform reading a company's resources (as its owner would see them). */
+function systemReader(companyId: string) {
+  return { companyId, userId: '00000000-0000-0000-0000-000000000000', role: 'owner' as const };
+}
+
+/** The value, or null when the resource is gone (a 404). */
+async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof AppError && error.statusCode === 404) return null;
+    throw error;
+  }
 }
 
 export interface ContainerOptions {
@@ -161,6 +181,8 @@ export function createContainer(options: ContainerOptions): Container {
       },
       // Hand-off events written by another instance (the chat module's conversation events).
       [CONVERSATION_EVENTS_CHANNEL]: (payload) => chat.events.heard(payload),
+      // An event entered the outbox (migration 0160): this process's webhook sender, if it runs, fans it out.
+      [WEBHOOK_EVENTS_CHANNEL]: () => webhooks.dispatcher.wake(),
     },
     (error) => log.warn({ err: error }, 'change listener failed; caches are off until it reconnects'),
   );
@@ -283,13 +305,61 @@ export function createContainer(options: ContainerOptions): Container {
     timeoutMs: config.integrations.timeoutMs,
     maxResponseBytes: config.integrations.maxResponseBytes,
   });
+  const box = createSecretBox(secretKey);
   const integrations = createIntegrationsModule({
     db,
-    box: createSecretBox(secretKey),
+    box,
     connectors: connectors.definitions,
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
   });
+  const webhookSender = createWebhookSender({
+    allowPrivate: config.webhooks.allowPrivateUrls,
+    timeoutMs: config.webhooks.timeoutMs,
+    maxResponseBytes: config.webhooks.maxResponseBytes,
+  });
+  const webhooks = createWebhooksModule(
+    {
+      schedule: config.webhooks.retrySchedule,
+      perEndpoint: config.webhooks.endpointConcurrency,
+      concurrency: config.webhooks.concurrency,
+      pollMs: config.webhooks.pollMs,
+      leaseMs: config.webhooks.leaseMs,
+      retentionDays: config.webhooks.retentionDays,
+    },
+    {
+      db,
+      clock,
+      box,
+      sender: webhookSender,
+      // Events carry their resource as the API shows it, read as the company's owner would.
+      readers: {
+        support_query: (companyId, id) => orNull(() => supportQueries.get(systemReader(companyId), id)),
+        notification: (companyId, id) => orNull(() => notifications.get(systemReader(companyId), id)),
+        deployment: (companyId, id) => orNull(() => deployments.get(systemReader(companyId), id)),
+        // A document's text is not sent (it may be megabytes): GET /documents/{id} has it.
+        document: async (companyId, id) => {
+          const document = await orNull(() => knowledge.getDocument(systemReader(companyId), id));
+          if (!document) return null;
+          const { content: _content, ...rest } = document;
+          return rest;
+        },
+      },
+      onDisabled: async (trx, input) => {
+        await notifications.notify(trx, {
+          companyId: input.companyId,
+          notificationType: 'system',
+          category: 'system',
+          priority: 'high',
+          title: 'Webhook endpoint disabled',
+          // The origin only: a receiver's path or query may hold a token of its own.
+          message: `Deliveries to ${input.origin} failed for the whole retry schedule, so the endpoint was disabled. Fix the receiver, then enable it again (PATCH /api/public/webhooks/${input.endpointId} with enabled: true) and retry the failed deliveries.`,
+          metadata: { webhook_id: input.endpointId },
+        });
+      },
+      log: log.child({ module: 'webhooks' }),
+    },
+  );
   // With ElevenLabs, its voice list (cached) is accepted besides the catalog's voices.
   const { elevenLabs } = config.tts;
   const providerVoices = elevenLabs.apiKey
@@ -333,6 +403,7 @@ export function createContainer(options: ContainerOptions): Container {
     deployments,
     workflows,
     integrations,
+    webhooks,
     voiceAgents,
     voiceSpeech,
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
@@ -342,10 +413,12 @@ export function createContainer(options: ContainerOptions): Container {
       await queue.start({ workers: config.runWorkers });
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
+      if (config.runWorkers) webhooks.dispatcher.start();
     },
     async close() {
       if (closed) return;
       closed = true;
+      await webhooks.dispatcher.stop();
       await queue.stop();
       await rollupFolder.stop();
       await changeListener.close();
@@ -353,6 +426,7 @@ export function createContainer(options: ContainerOptions): Container {
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await knowledge.close();
       await connectors.close();
+      await webhookSender.close();
       await database.close();
     },
   };

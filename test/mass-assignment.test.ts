@@ -32,7 +32,8 @@ const ids = {} as Record<
   | 'notification'
   | 'voiceAgent'
   | 'voiceId'
-  | 'workflow',
+  | 'workflow'
+  | 'webhook',
   string
 >;
 let chatHeaders: { 'x-api-token': string };
@@ -71,6 +72,9 @@ beforeAll(async () => {
       title: 'Hello',
       message: 'A notification to set a status on',
     })
+  ).id;
+  ids.webhook = (
+    await post('/api/public/webhooks', { url: 'https://hooks.example.com/in', events: ['document.ingested'] })
   ).id;
   ids.voiceId = '21m00Tcm4TlvDq8ikWAM';
   ids.voiceAgent = (await post('/api/public/voice-agents', { name: 'Desk', voice_id: '21m00Tcm4TlvDq8ikWAM' })).id;
@@ -238,6 +242,18 @@ const ROUTES: WriteRoute[] = [
     path: '/api/public/integrations/:integration',
     body: () => ({ name: 'Renamed' }),
     family: 'detail',
+  },
+  {
+    method: 'POST',
+    path: '/api/public/webhooks',
+    body: () => ({ url: 'https://hooks.example.com/new', events: ['document.failed'] }),
+    family: 'detail-status',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/public/webhooks/:webhook',
+    body: () => ({ description: 'Renamed' }),
+    family: 'detail-status',
   },
   {
     method: 'POST',

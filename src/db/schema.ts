@@ -15,6 +15,7 @@ import type { IntegrationsTables } from '../modules/integrations/integrations.ta
 import type { KnowledgeTables } from '../modules/knowledge/knowledge.tables.js';
 import type { SupportTables } from '../modules/support-queries/support-queries.tables.js';
 import type { NotificationTables } from '../modules/team-notifications/team-notifications.tables.js';
+import type { WebhooksTables } from '../modules/webhooks/webhooks.tables.js';
 import type { VoiceAgentsTables } from '../modules/voice-agents/voice-agents.tables.js';
 import type { WorkflowsTables } from '../modules/workflows/workflows.tables.js';
 
@@ -43,6 +44,7 @@ export interface Database
     DeploymentsTables,
     IntegrationsTables,
     VoiceAgentsTables,
-    WorkflowsTables {
+    WorkflowsTables,
+    WebhooksTables {
   email_outbox: EmailOutboxTable;
 }
