@@ -19,7 +19,7 @@ import Fastify, {
 } from 'fastify';
 import type { Container } from './container.js';
 import { pingDatabase } from './db/database.js';
-import { apiKeyAuth, bearerChatTokenAuth, chatTokenAuth, type Authenticator } from './http/auth.js';
+import { apiKeyAuth, bearerChatTokenAuth, chatTokenAuth, xiApiKeyAuth, type Authenticator } from './http/auth.js';
 import './http/caller.js';
 import {
   AppError,
@@ -38,6 +38,7 @@ import { csrfOriginCheck } from './http/session-cookie.js';
 import { handleClientError, handleFrameworkError } from './http/transport-errors.js';
 import { createValidatorCompiler, describeValidationError, refuseUnsafeInput } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
+import { channelsRoutes } from './modules/channels/index.js';
 import { chatRoutes, Conversation, Message as ChatMessage } from './modules/chat/index.js';
 import { companiesRoutes, Company, Invitation, Member } from './modules/companies/index.js';
 import { deploymentsRoutes } from './modules/deployments/index.js';
@@ -46,6 +47,7 @@ import { InboxConversation, InboxMessage, inboxRoutes } from './modules/inbox/in
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
 import { openAiRoutes } from './modules/openai-api/index.js';
+import { elevenLabsRoutes } from './modules/elevenlabs-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
 import { teamNotificationsRoutes } from './modules/team-notifications/index.js';
 import { voiceAgentsRoutes, voiceRespondRoutes, voiceSpeechRoutes } from './modules/voice-agents/index.js';
@@ -177,6 +179,12 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key of a company (sk_…)' },
           apiToken: { type: 'apiKey', in: 'header', name: 'x-api-token', description: 'Chat token (ct_…)' },
           chatBearer: { type: 'http', scheme: 'bearer', description: 'Chat token (ct_…) as an OpenAI API key (/v1)' },
+          xiApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'xi-api-key',
+            description: 'API key (sk_…) as an ElevenLabs key (/elevenlabs)',
+          },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when the instance sets one' },
         },
       },
@@ -368,6 +376,31 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+
+  // ElevenLabs' protocol for ElevenLabs' SDKs: an API key as `xi-api-key`, ElevenLabs' error shape;
+  // the public family's rate limit (the same key's counter).
+  await app.register(
+    async (elevenLabs) => {
+      elevenLabs.addHook(
+        'onRequest',
+        rateLimitHook(
+          elevenLabs,
+          'x-api-key',
+          [{ name: 'public', max: limits.publicPerMinute, windowMs: MINUTE }],
+          limits.enabled,
+        ),
+      );
+      elevenLabs.addHook('onRequest', xiApiKeyAuth(auth));
+      elevenLabs.addHook('onRoute', (route) => {
+        route.schema = { security: [{ xiApiKey: [] }, { apiKey: [] }], ...route.schema };
+      });
+      await elevenLabs.register(elevenLabsRoutes(container.elevenLabs));
+    },
+    { prefix: '/elevenlabs' },
+  );
+
+  // Channels: vendors' inbound routes at the root, each verified by the vendor's own scheme.
+  await app.register(channelsRoutes(container.channels));
 
   // Support queries and team notifications: full paths, one scope so both families share the
   // per-key counters (1000/hour and a burst of 100/minute).

@@ -40,6 +40,7 @@ import {
   type ServingRecord,
 } from './modules/chat/index.js';
 import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
+import { createElevenLabsApi, type ElevenLabsApi } from './modules/elevenlabs-api/index.js';
 import {
   createRollupFolder,
   createSupportQueriesService,
@@ -51,6 +52,7 @@ import { createWorkflowsService, type WorkflowsService } from './modules/workflo
 import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
+import { channelJobs, createChannelsService, type ChannelsService } from './modules/channels/index.js';
 import { createWebhookSender } from './adapters/webhooks/webhook-sender.js';
 import { AppError } from './http/errors.js';
 import { createWebhooksModule, WEBHOOK_EVENTS_CHANNEL, type WebhooksModule } from './modules/webhooks/index.js';
@@ -100,12 +102,16 @@ export interface Container {
   workflows: WorkflowsService;
   /** Integrations and their connectors; `registry` gives the tools of an integration. */
   integrations: IntegrationsModule;
+  /** Channels: deployments on Slack, WhatsApp and Teams answer there (inbound routes, answering jobs, delivery). */
+  channels: ChannelsService;
   /** Outbound webhooks: endpoints, the delivery log, and the worker that fans events out and sends them. */
   webhooks: WebhooksModule;
   /** Voice agents: records and the curated voice catalog (checked when the container is built). */
   voiceAgents: VoiceAgentsService;
   /** Text to speech and speech to text of the voice agents family. */
   voiceSpeech: VoiceSpeechService;
+  /** ElevenLabs' protocol over the voice speech (`/elevenlabs`). */
+  elevenLabs: ElevenLabsApi;
   /** Voice turns: a voice agent's main agent answers through the chat turn, spoken. */
   voiceRespond: VoiceRespond;
   /** Starts the job queue (and its workers when config.runWorkers). */
@@ -246,7 +252,10 @@ export function createContainer(options: ContainerOptions): Container {
     notifications,
     knowledge,
     // The integrations module is built below; the roll-out runs the live check when a job runs.
-    integrations: { checkIntegration: (companyId, id) => integrations.check(companyId, id) },
+    integrations: {
+      checkIntegration: (companyId, id) => integrations.check(companyId, id),
+      integrationFacts: (companyId, id) => integrations.facts(companyId, id),
+    },
     // Workflows are built below (they ask deployments whether one is live before a delete).
     workflows: { find: (companyId, id) => workflows.routing.find(companyId, id) },
     publicBaseUrl: config.publicBaseUrl,
@@ -313,6 +322,22 @@ export function createContainer(options: ContainerOptions): Container {
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
   });
+  const channels = createChannelsService({
+    db,
+    queue,
+    vendors: connectors.channels,
+    deployments,
+    integrations,
+    notifications,
+    turns: chat.turns,
+    endUsers: supportQueries,
+    speechToText: speech.stt !== null,
+    log: log.child({ module: 'channels' }),
+  });
+  for (const job of channelJobs(channels)) queue.defineTask(job);
+  // A person's reply during a hand-off reaches the customer through the channel's own delivery.
+  for (const channel of ['slack', 'whatsapp', 'teams']) chat.deliveries.register(channel, channels.deliverer);
+  const inbox = createInboxService({ db, chat });
   const webhookSender = createWebhookSender({
     allowPrivate: config.webhooks.allowPrivateUrls,
     timeoutMs: config.webhooks.timeoutMs,
@@ -337,6 +362,7 @@ export function createContainer(options: ContainerOptions): Container {
         support_query: (companyId, id) => orNull(() => supportQueries.get(systemReader(companyId), id)),
         notification: (companyId, id) => orNull(() => notifications.get(systemReader(companyId), id)),
         deployment: (companyId, id) => orNull(() => deployments.get(systemReader(companyId), id)),
+        conversation: (companyId, id) => orNull(() => inbox.get(systemReader(companyId), id)),
         // A document's text is not sent (it may be megabytes): GET /documents/{id} has it.
         document: async (companyId, id) => {
           const document = await orNull(() => knowledge.getDocument(systemReader(companyId), id));
@@ -396,16 +422,18 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     agents,
     chat,
-    inbox: createInboxService({ db, chat }),
+    inbox,
     openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
     supportQueries,
     notifications,
     deployments,
     workflows,
     integrations,
+    channels,
     webhooks,
     voiceAgents,
     voiceSpeech,
+    elevenLabs: createElevenLabsApi(voiceSpeech),
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     async start() {
       await integrations.verifySecretKey();

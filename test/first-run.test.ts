@@ -39,31 +39,39 @@ afterAll(async () => {
 });
 
 describe('the first run', () => {
-  it('refuses a port in use with one line naming PORT, having started and bootstrapped nothing', async () => {
-    const port = await busyPort();
-    const dataDir = await mkdtemp(path.join(work, 'data-'));
-    const result = await service(work, dataDir, { PORT: String(port), HOST: '127.0.0.1' });
-    expect(result.code).not.toBe(0);
-    const lines = result.output.trim().split('\n');
-    expect(lines, result.output).toHaveLength(1);
-    expect(lines[0]).toContain(`PORT ${port} is already in use`);
-    expect(result.output).not.toMatch(/sk_|ct_/);
-    expect(await readdir(dataDir)).toEqual([]);
-  });
+  it(
+    'refuses a port in use with one line naming PORT, having started and bootstrapped nothing',
+    { timeout: 120_000 },
+    async () => {
+      const port = await busyPort();
+      const dataDir = await mkdtemp(path.join(work, 'data-'));
+      const result = await service(work, dataDir, { PORT: String(port), HOST: '127.0.0.1' });
+      expect(result.code).not.toBe(0);
+      const lines = result.output.trim().split('\n');
+      expect(lines, result.output).toHaveLength(1);
+      expect(lines[0]).toContain(`PORT ${port} is already in use`);
+      expect(result.output).not.toMatch(/sk_|ct_/);
+      expect(await readdir(dataDir)).toEqual([]);
+    },
+  );
 
-  it('loads .env from the directory it starts in, the environment winning over the file', async () => {
-    const [fromFile, fromEnv] = [await busyPort(), await busyPort()];
-    const dir = await mkdtemp(path.join(work, 'dotenv-'));
-    const dataDir = await mkdtemp(path.join(work, 'data-'));
-    await writeFile(path.join(dir, '.env'), `# settings\nPORT=${fromFile}\nHOST="127.0.0.1"\n`);
-    const loaded = await service(dir, dataDir);
-    expect(loaded.output).toContain(`PORT ${fromFile} is already in use on 127.0.0.1`);
-    const overridden = await service(dir, dataDir, { PORT: String(fromEnv) });
-    expect(overridden.output).toContain(`PORT ${fromEnv} is already in use on 127.0.0.1`);
-    expect(await readdir(dataDir)).toEqual([]);
-  });
+  it(
+    'loads .env from the directory it starts in, the environment winning over the file',
+    { timeout: 120_000 },
+    async () => {
+      const [fromFile, fromEnv] = [await busyPort(), await busyPort()];
+      const dir = await mkdtemp(path.join(work, 'dotenv-'));
+      const dataDir = await mkdtemp(path.join(work, 'data-'));
+      await writeFile(path.join(dir, '.env'), `# settings\nPORT=${fromFile}\nHOST="127.0.0.1"\n`);
+      const loaded = await service(dir, dataDir);
+      expect(loaded.output).toContain(`PORT ${fromFile} is already in use on 127.0.0.1`);
+      const overridden = await service(dir, dataDir, { PORT: String(fromEnv) });
+      expect(overridden.output).toContain(`PORT ${fromEnv} is already in use on 127.0.0.1`);
+      expect(await readdir(dataDir)).toEqual([]);
+    },
+  );
 
-  it('prints its version with --version', async () => {
+  it('prints its version with --version', { timeout: 120_000 }, async () => {
     const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     for (const flag of ['--version', '-v']) {
       const run = start(process.execPath, ['--import', TSX, 'src/cli.ts', flag], { cwd: ROOT, env: childEnv() });

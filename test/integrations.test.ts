@@ -43,7 +43,18 @@ describe('GET /integrations/types', () => {
     expect(res.statusCode).toBe(200);
     const types = res.json() as { type: string; name: string; description: string }[];
     expect(types.map((item) => item.type).sort()).toEqual(
-      ['custom_api', 'gmail', 'google_calendar', 'hubspot', 'notion', 'shopify', 'slack', 'smtp', 'zendesk'].sort(),
+      [
+        'custom_api',
+        'gmail',
+        'google_calendar',
+        'hubspot',
+        'notion',
+        'shopify',
+        'slack',
+        'smtp',
+        'teams',
+        'zendesk',
+      ].sort(),
     );
     for (const item of types) {
       expect(Object.keys(item).sort()).toEqual(['description', 'name', 'type']);
@@ -242,7 +253,7 @@ describe('bad input (400 naming the field)', () => {
     [
       'unknown config keys',
       { ...SLACK, config: { ...SLACK.config, webhook: 'x', team: 'y' } },
-      /'config': unknown key\(s\) for type slack: webhook, team \(allowed: bot_token, channel, base_url\)/,
+      /'config': unknown key\(s\) for type slack: webhook, team \(allowed: bot_token, channel, signing_secret, base_url\)/,
     ],
     [
       'oversized secret',

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
+import { chat, chatSetup } from './helpers/chat.js';
 import { createAgent, createDeployment, control } from './helpers/deployments.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
 import { createEndUser, insertQuery } from './helpers/support-data.js';
@@ -205,6 +206,42 @@ describe('a committed change reaches the receiver, signed', () => {
       expect(message.verifiedWith).toBe(0);
       expect(Object.keys(message.payload.data).sort()).toEqual(Object.keys(shown.json()).sort());
     }
+  });
+});
+
+describe('a chat turn that hands the conversation to a person', () => {
+  it('sends support_query.created, conversation.handoff and the team notification, each as the API shows it', async () => {
+    const setup = await chatSetup(t.app, t.container);
+    const at = await receiver();
+    await endpoint(setup.tenant, at, [
+      'support_query.created',
+      'support_query.updated',
+      'conversation.handoff',
+      'notification.created',
+    ]);
+    const res = await chat(t.app, setup, { query: 'I want to talk to a human please', user: 'cust-webhooks' });
+    expect(res.statusCode, res.body).toBe(200);
+    const conversationId = res.json<{ conversation_id: string }>().conversation_id;
+    const types = () => at.received.map((message) => message.payload.type);
+    await until(
+      async () => types(),
+      (seen) =>
+        ['support_query.created', 'conversation.handoff', 'notification.created'].every((type) => seen.includes(type)),
+      'the three events',
+    );
+    expect(at.received.every((message) => message.verifiedWith === 0)).toBe(true);
+    const handoff = at.received.find((message) => message.payload.type === 'conversation.handoff')!;
+    const shown = await t.app.inject({
+      method: 'GET',
+      url: `/api/public/conversations/${conversationId}`,
+      headers: setup.tenant.headers,
+    });
+    expect(shown.statusCode).toBe(200);
+    expect(handoff.payload.data).toMatchObject({ id: conversationId, status: 'handoff' });
+    expect(Object.keys(handoff.payload.data).sort()).toEqual(Object.keys(shown.json()).sort());
+    const created = at.received.find((message) => message.payload.type === 'support_query.created')!;
+    expect(created.payload.data).toMatchObject({ conversation_id: conversationId, company_id: setup.tenant.companyId });
+    expect(at.received.filter((message) => message.payload.type === 'conversation.handoff')).toHaveLength(1);
   });
 });
 

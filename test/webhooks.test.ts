@@ -66,6 +66,7 @@ describe('GET /webhooks/event-types', () => {
       'support_query.created',
       'support_query.updated',
       'support_query.resolved',
+      'conversation.handoff',
       'notification.created',
       'deployment.status_changed',
       'document.ingested',

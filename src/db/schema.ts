@@ -7,6 +7,7 @@
 import type { Generated } from 'kysely';
 import type { DefaultTimestamp } from './columns.js';
 import type { AgentsTables } from '../modules/agents/agents.tables.js';
+import type { ChannelsTables } from '../modules/channels/channels.tables.js';
 import type { ChatTables } from '../modules/chat/chat.tables.js';
 import type { CompaniesTables } from '../modules/companies/companies.tables.js';
 import type { DeploymentsTables } from '../modules/deployments/deployments.tables.js';
@@ -41,6 +42,7 @@ export interface Database
     SupportTables,
     NotificationTables,
     ChatTables,
+    ChannelsTables,
     DeploymentsTables,
     IntegrationsTables,
     VoiceAgentsTables,

@@ -43,6 +43,20 @@ export function apiKeyAuth(auth: Authenticator, publicBaseUrl: string): onReques
   };
 }
 
+/**
+ * An API key as ElevenLabs' clients send theirs (`xi-api-key`), or `x-api-key`: the
+ * ElevenLabs-compatible `/elevenlabs`. Missing or unknown → 401.
+ */
+export function xiApiKeyAuth(auth: Authenticator): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    const secret = headerValue(request, 'xi-api-key') ?? headerValue(request, 'x-api-key');
+    if (!secret) throw AppErrors.unauthorized('Missing xi-api-key header: send your API key as xi-api-key');
+    const caller = await auth.authenticateApiKey(secret);
+    if (!caller) throw AppErrors.unauthorized('Invalid or revoked API key');
+    request.caller = caller;
+  };
+}
+
 export function chatTokenAuth(auth: Authenticator): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const secret = headerValue(request, 'x-api-token');

@@ -76,8 +76,11 @@ export const AppErrors = {
     new AppError(503, message, 'ServiceUnavailable', retryAfterSeconds),
 };
 
-/** The four body shapes of the interface spec, and OpenAI's for the OpenAI-compatible `/v1`. */
-export type ErrorShape = 'insights' | 'chat' | 'detail-status' | 'detail' | 'openai';
+/**
+ * The four body shapes of the interface spec, OpenAI's for the OpenAI-compatible `/v1`, and
+ * ElevenLabs' for the ElevenLabs-compatible `/elevenlabs`.
+ */
+export type ErrorShape = 'insights' | 'chat' | 'detail-status' | 'detail' | 'openai' | 'elevenlabs';
 
 const SHAPE_BY_PREFIX: [string, ErrorShape][] = [
   ['/customer-support', 'insights'],
@@ -85,6 +88,8 @@ const SHAPE_BY_PREFIX: [string, ErrorShape][] = [
   ['/api/v1/chat', 'chat'],
   // The OpenAI-compatible endpoint: `{error: {message, type, param, code}}`, as OpenAI's clients expect.
   ['/v1', 'openai'],
+  // The ElevenLabs-compatible speech: `{detail: {status, message}}`, as ElevenLabs' SDKs read it.
+  ['/elevenlabs', 'elevenlabs'],
   ['/api/public/documents', 'detail'],
   ['/api/public/collections', 'detail'],
   ['/api/public/voice-agents', 'detail'],
@@ -143,7 +148,26 @@ export function renderError(
       return { detail: error.message };
     case 'openai':
       return { error: openAiError(error) };
+    case 'elevenlabs':
+      return { detail: { status: elevenLabsStatus(error), message: error.message } };
   }
+}
+
+const ELEVENLABS_STATUSES: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'invalid_api_key',
+  403: 'forbidden',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'too_many_requests',
+  503: 'service_unavailable',
+};
+
+/** ElevenLabs' `detail.status` word: the AppError's code when snake_case, else one for the status. */
+function elevenLabsStatus(error: { statusCode: number; code: string }): string {
+  if (/^[a-z][a-z0-9_]*$/.test(error.code)) return error.code;
+  return ELEVENLABS_STATUSES[error.statusCode] ?? (error.statusCode >= 500 ? 'internal_error' : 'invalid_request');
 }
 
 /** OpenAI's `type` of an error by status (clients branch on status, then on `code`). */
@@ -199,6 +223,15 @@ export const ErrorBodies: Record<ErrorShape, TSchema> = {
       }),
     },
     { $id: 'OpenAiError', title: 'OpenAI-compatible error' },
+  ),
+  elevenlabs: Type.Object(
+    {
+      detail: Type.Object({
+        status: Type.String({ examples: ['voice_not_found'] }),
+        message: Type.String(),
+      }),
+    },
+    { $id: 'ElevenLabsError', title: 'ElevenLabs-compatible error' },
   ),
 };
 

@@ -55,7 +55,12 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
   {
     name: 'openai',
     description:
-      "Deployed agents behind OpenAI's chat-completions protocol (`/v1`, chat token as Bearer key; OpenAI's error shape).",
+      "Deployed agents behind OpenAI's chat-completions and Responses protocols, and embeddings (`/v1`, chat token as Bearer key; OpenAI's error shape).",
+  },
+  {
+    name: 'elevenlabs',
+    description:
+      "Speech in ElevenLabs' protocol (`/elevenlabs`, API key as `xi-api-key`; ElevenLabs' error shape), for its official SDKs.",
   },
 ];
 
@@ -87,6 +92,7 @@ const SHAPE_BY_SCHEMA: Record<string, ErrorShape> = {
   DetailStatusError: 'detail-status',
   DetailError: 'detail',
   OpenAiError: 'openai',
+  ElevenLabsError: 'elevenlabs',
 };
 
 /** The fixed instant examples are written at, so that the document is the same on every build. */

@@ -40,10 +40,18 @@ export type RateKey = 'x-api-key' | 'x-api-token' | 'address';
  * session cookie where a key is expected), else its address. A chat token may also come as
  * `Authorization: Bearer` (the OpenAI-compatible `/v1`).
  */
+/** A header's value when it is one non-empty string. */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
 function credentialOf(request: FastifyRequest, header: RateKey): string {
   if (header === 'address') return `ip:${request.ip}`;
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  const fallback = header === 'x-api-token' ? bearer : sessionIdOf(request);
+  // The same credential under its other names: a chat token as OpenAI's Bearer key; an API key as
+  // ElevenLabs' `xi-api-key`, or the console's session cookie where a key is expected.
+  const fallback =
+    header === 'x-api-token' ? bearer : (headerText(request.headers['xi-api-key']) ?? sessionIdOf(request));
   const value = request.headers[header] ?? fallback;
   if (typeof value === 'string' && value.length > 0) {
     return createHash('sha256').update(value).digest('base64url').slice(0, 24);

@@ -4,7 +4,9 @@
  * same policy through its own resolver check. Kinds not built yet store and validate their
  * config and fail their test saying so.
  */
+import type { ChannelVendors } from '../../ports/channels.js';
 import type { ConnectorDefinition } from '../../ports/connectors.js';
+import { createChannelVendors } from './channel-vendors.js';
 import { customApiConnector } from './custom_api/custom-api.connector.js';
 import { gmailConnector } from './gmail/gmail.connector.js';
 import { createGoogleApi } from './google-api.js';
@@ -18,6 +20,8 @@ import { odooConnector } from './odoo/odoo.connector.js';
 import { shopifyConnector } from './shopify/shopify.connector.js';
 import { slackConnector } from './slack/slack.connector.js';
 import { smtpConnector } from './smtp/smtp.connector.js';
+import { createTeamsAuth } from './teams/teams.auth.js';
+import { teamsConnector } from './teams/teams.connector.js';
 import { whatsappConnector } from './whatsapp/whatsapp.connector.js';
 import { zendeskConnector } from './zendesk/zendesk.connector.js';
 
@@ -33,9 +37,12 @@ export interface ConnectorsOptions {
 
 export function createConnectors(options: ConnectorsOptions): {
   definitions: ConnectorDefinition[];
+  /** Slack, WhatsApp and Teams as channels (DESIGN §12), on the same guarded client. */
+  channels: ChannelVendors;
   close(): Promise<void>;
 } {
   const http = createConnectorHttp(options);
+  const teamsAuth = createTeamsAuth(http);
   const googleTokens = createGoogleTokens(http);
   const google = createGoogleApi(http, googleTokens);
   const definitions = [
@@ -50,6 +57,7 @@ export function createConnectors(options: ConnectorsOptions): {
     gmailConnector(google, googleTokens),
     smtpConnector(options),
     customApiConnector(http),
+    teamsConnector(teamsAuth),
   ] as ConnectorDefinition[];
-  return { definitions, close: () => http.close() };
+  return { definitions, channels: createChannelVendors(http, teamsAuth), close: () => http.close() };
 }

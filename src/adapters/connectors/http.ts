@@ -38,8 +38,13 @@ export interface HttpCall {
   errorMessage?: (body: unknown) => string | undefined;
   /** The error of a non-2xx answer when the vendor's body says more than its status (undefined: the default mapping). */
   errorFor?: (status: number, body: unknown, headers: HttpAnswer['headers']) => ConnectorError | undefined;
-  /** `text`: a 2xx answer that is not JSON resolves with its text as `body` instead of failing. */
-  accept?: 'json' | 'text';
+  /**
+   * `text`: a 2xx answer that is not JSON resolves with its text as `body` instead of failing;
+   * `bytes`: a 2xx answer resolves with its bytes (a Buffer) as `body` (media downloads).
+   */
+  accept?: 'json' | 'text' | 'bytes';
+  /** The largest answer read for this call (default INTEGRATION_MAX_RESPONSE_KB). */
+  maxBytes?: number;
 }
 
 export interface HttpAnswer {
@@ -200,16 +205,17 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
     let size = 0;
     for await (const chunk of body) {
       size += chunk.length;
-      if (size > options.maxResponseBytes) {
+      const max = call.maxBytes ?? options.maxResponseBytes;
+      if (size > max) {
         body.destroy();
-        throw new ConnectorError(call.vendor, `the answer is larger than ${options.maxResponseBytes} bytes`, {
+        throw new ConnectorError(call.vendor, `the answer is larger than ${max} bytes`, {
           status,
           retryable: false,
         });
       }
       chunks.push(chunk);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 
   function failure(call: HttpCall, url: URL, error: unknown, timeout: AbortSignal): Error {
@@ -238,7 +244,12 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
       const signal = AbortSignal.any([call.signal, timeout]);
       const headers: Record<string, string> = {
         'user-agent': options.userAgent ?? 'Switchboard integrations',
-        accept: call.accept === 'text' ? 'application/json, text/*;q=0.9, */*;q=0.5' : 'application/json',
+        accept:
+          call.accept === 'bytes'
+            ? '*/*'
+            : call.accept === 'text'
+              ? 'application/json, text/*;q=0.9, */*;q=0.5'
+              : 'application/json',
         ...call.headers,
       };
       if (call.json !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
@@ -267,14 +278,17 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
           });
         }
         const declared = Number(answerHeaders['content-length'] ?? 0);
-        if (declared > options.maxResponseBytes) {
+        const max = call.maxBytes ?? options.maxResponseBytes;
+        if (declared > max) {
           body.destroy();
-          throw new ConnectorError(call.vendor, `the answer is larger than ${options.maxResponseBytes} bytes`, {
+          throw new ConnectorError(call.vendor, `the answer is larger than ${max} bytes`, {
             status,
             retryable: false,
           });
         }
-        let text = await readCapped(call, body as never, status);
+        const bytes = await readCapped(call, body as never, status);
+        if (call.accept === 'bytes' && status < 300) return { status, headers: answerHeaders, body: bytes };
+        let text = bytes.toString('utf8');
         if (status >= 400) text = scrubberOf(call)(text);
         const contentType = String(answerHeaders['content-type'] ?? '');
         const parsed = parseBody(call.vendor, status, text, contentType, call.accept === 'text');

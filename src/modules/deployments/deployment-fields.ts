@@ -62,3 +62,22 @@ export function checkConfig(raw: string): FieldCheck {
   }
   return { ok: true, value: raw };
 }
+
+/** The channels that deliver through a vendor integration (DESIGN §12) and the kind each needs. */
+export const DELIVERING_CHANNELS: Readonly<Record<string, { type: string; secrets: readonly string[] }>> = {
+  slack: { type: 'slack', secrets: ['bot_token', 'signing_secret'] },
+  whatsapp: { type: 'whatsapp', secrets: ['access_token', 'app_secret', 'verify_token'] },
+  teams: { type: 'teams', secrets: ['app_password'] },
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `config.integration_id` of a deployment's stored config when it is a UUID, else null. */
+export function channelIntegrationId(config: string): string | null {
+  try {
+    const value = (JSON.parse(config) as { integration_id?: unknown } | null)?.integration_id;
+    return typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}

@@ -37,9 +37,20 @@ export interface IntegrationCheckResult {
   latency_ms: number;
 }
 
+/** What a channel's roll-out needs to know of its integration (never a secret's value). */
+export interface IntegrationFacts {
+  name: string;
+  type: string;
+  is_active: boolean;
+  /** Config keys holding a value (secrets that open included). */
+  keys: readonly string[];
+}
+
 export interface IntegrationChecker {
   /** Runs the live check of one integration of the company; undefined when it does not exist. */
   checkIntegration(companyId: string, integrationId: string): Promise<IntegrationCheckResult | undefined>;
+  /** The integration's kind, state and which config keys it holds; undefined when it does not exist. */
+  integrationFacts?(companyId: string, integrationId: string): Promise<IntegrationFacts | undefined>;
 }
 
 /** A workflow as its roll-out checks it (the workflows module implements it). */

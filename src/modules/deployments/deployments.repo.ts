@@ -20,6 +20,11 @@ export async function findDeployment(db: Executor, companyId: string, id: string
   return selectDeployments(db).where('d.company_id', '=', companyId).where('d.id', '=', id).executeTakeFirst();
 }
 
+/** A deployment by id alone: a channel's inbound route names it, and the row says whose it is. */
+export async function findDeploymentById(db: Executor, id: string): Promise<DeploymentRow | undefined> {
+  return selectDeployments(db).where('d.id', '=', id).executeTakeFirst();
+}
+
 /** The row, locked until the end of the transaction: control calls on one deployment run one at a time. */
 export async function lockDeployment(trx: Executor, companyId: string, id: string): Promise<DeploymentRow | undefined> {
   return selectDeployments(trx)

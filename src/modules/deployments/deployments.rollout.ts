@@ -9,7 +9,7 @@
  */
 import type { Db, Executor } from '../../db/database.js';
 import { BUILTIN_KB_MODEL, findAgent } from '../agents/index.js';
-import { primaryLanguages } from './deployment-fields.js';
+import { channelIntegrationId, DELIVERING_CHANNELS, primaryLanguages } from './deployment-fields.js';
 import type { CollectionsReadiness, IntegrationChecker, WorkflowSource } from './deployments.ports.js';
 import * as repo from './deployments.repo.js';
 import type { LogLevel } from './deployments.tables.js';
@@ -122,10 +122,47 @@ export async function requeueRollouts(
 }
 
 type AgentRow = NonNullable<Awaited<ReturnType<typeof findAgent>>>;
+
+/**
+ * A channel that delivers through a vendor (slack, whatsapp, teams) names its integration in
+ * `config.integration_id`: it must exist, be of the channel's kind, be active, hold the secrets
+ * the channel needs, and pass its live check.
+ */
+async function checkChannelIntegration(deps: RolloutDeps, row: repo.DeploymentRow, step: Step): Check {
+  const needs = DELIVERING_CHANNELS[row.channel];
+  if (!needs) return null;
+  const id = channelIntegrationId(row.config);
+  if (!id) {
+    return `Channel ${row.channel} needs config.integration_id: the id of a ${needs.type} integration of your company`;
+  }
+  const checker = deps.integrations;
+  if (!checker?.integrationFacts) return `Channel ${row.channel} cannot be checked: integrations are not available`;
+  const facts = await checker.integrationFacts(row.company_id, id);
+  if (!facts) return `Integration ${id} (config.integration_id) does not exist in your company`;
+  const name = `Integration '${facts.name}' (${facts.type})`;
+  if (facts.type !== needs.type)
+    return `${name} cannot serve channel ${row.channel}: it needs a ${needs.type} integration`;
+  if (!facts.is_active) return `${name} is inactive`;
+  const missing = needs.secrets.filter((key) => !facts.keys.includes(key));
+  if (missing.length) return `${name} lacks ${missing.join(', ')}, which channel ${row.channel} needs`;
+  const result = await checker.checkIntegration(row.company_id, id);
+  if (!result) return `Integration ${id} (config.integration_id) does not exist in your company`;
+  if (!result.ok) {
+    await step('error', `${name} failed its live check: ${result.detail}`);
+    return `${name} failed its live check: ${result.detail}`;
+  }
+  await step(
+    'info',
+    `Channel ${row.channel} answers through ${name}: live check passed in ${result.latency_ms} ms (${result.detail})`,
+  );
+  return null;
+}
 /** A failed check's reason, or null when the step passed (and was logged). */
 type Check = Promise<string | null>;
 
 async function checkDeployment(deps: RolloutDeps, row: repo.DeploymentRow, step: Step): Promise<RolloutOutcome> {
+  const channelError = await checkChannelIntegration(deps, row, step);
+  if (channelError) return { ok: false, error: channelError };
   if (row.deployable_type === 'workflow') return checkWorkflow(deps, row, step);
   await step(
     'info',

@@ -9,7 +9,13 @@ import type { CompanyContext } from '../../http/caller.js';
 import type { PageOf } from '../../http/schemas.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { findAgent } from '../agents/index.js';
-import { checkChannel, checkConfig, checkLanguages, type FieldCheck } from './deployment-fields.js';
+import {
+  channelIntegrationId,
+  checkChannel,
+  checkConfig,
+  checkLanguages,
+  type FieldCheck,
+} from './deployment-fields.js';
 import {
   ACTION_WORDS,
   canUpdate,
@@ -41,6 +47,22 @@ import type { LogLevel } from './deployments.tables.js';
 
 /** A roll-out handed back after an unexpected failure (database trouble) runs again after this. */
 const ROLLOUT_RELEASE_DELAY_SECONDS = 10;
+
+/** A deployment as a channel's inbound route and its answering job read it. */
+export interface ChannelDeployment {
+  id: string;
+  company_id: string;
+  channel: string;
+  status: DeploymentStatus;
+  deployable_type: 'agent' | 'workflow';
+  deployable_id: string;
+  agent_id: string;
+  languages: string;
+  /** The chat key its turns are prepared with. */
+  agent_key: string;
+  /** `config.integration_id` when it is a UUID. */
+  integration_id: string | null;
+}
 
 export interface DeploymentsDeps {
   db: Db;
@@ -368,6 +390,27 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     /** A workflow's default agent changed: its deployments record the new one as `agent_id`. */
     async workflowDefaultAgentChanged(companyId: string, workflowId: string, agentId: string): Promise<void> {
       await changing(setWorkflowAgent(db, companyId, workflowId, agentId));
+    },
+
+    /**
+     * The deployment a channel's inbound route names (by id alone: the vendor's request carries no
+     * company), with what a channel needs to serve it; undefined when there is none.
+     */
+    async forChannel(deploymentId: string): Promise<ChannelDeployment | undefined> {
+      const row = await repo.findDeploymentById(db, deploymentId);
+      if (!row) return undefined;
+      return {
+        id: row.id,
+        company_id: row.company_id,
+        channel: row.channel,
+        status: row.status,
+        deployable_type: row.deployable_type,
+        deployable_id: row.deployable_id,
+        agent_id: row.agent_id,
+        languages: row.languages,
+        agent_key: `agent:${row.deployable_id}:${row.channel}:${row.region_slug}`,
+        integration_id: channelIntegrationId(row.config),
+      };
     },
 
     /** A runtime event (a chat served, an error) in the deployment's log; ignored once it is deleted. */

@@ -313,6 +313,25 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
      * Start-up: the stored check value must open with the key in force (stored on the first
      * start). Throws a clear error otherwise, so a wrong key never reads secrets as garbage.
      */
+    /** Kind, state and the config keys holding a value (a deployment's channel roll-out). */
+    async facts(companyId: string, id: string) {
+      const row = await repo.findIntegration(db, companyId, id);
+      if (!row) return undefined;
+      const config = clearConfig(row);
+      const keys = Object.keys(config).filter((key) => config[key] !== undefined && config[key] !== null);
+      return { name: row.name, type: row.type, is_active: row.is_active, keys };
+    },
+
+    /**
+     * An integration's config with its secrets in clear, for a channel that answers through it
+     * (verifying a vendor's signature, sending the reply). Never returned to a caller or logged.
+     */
+    async openConfig(companyId: string, id: string) {
+      const row = await repo.findIntegration(db, companyId, id);
+      if (!row) return undefined;
+      return { id: row.id, name: row.name, type: row.type, is_active: row.is_active, config: clearConfig(row) };
+    },
+
     async verifySecretKey(): Promise<void> {
       let sealed = await repo.findKeyCheck(db);
       if (sealed === undefined) {

@@ -119,6 +119,8 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
   return {
     maxTextChars,
     maxAudioBytes: deps.maxAudioBytes,
+    /** The engines in force (ids such as `espeak-ng`, `elevenlabs`), null where none is configured. */
+    engines: { tts: deps.tts.tts?.id ?? null, stt: deps.stt.stt?.id ?? null },
 
     /** Speaks `input.text` in `voiceId`; throws the family's errors. */
     async speak(voiceId: string, input: SpeakInput, signal: AbortSignal): Promise<SpokenAudio> {

@@ -120,6 +120,32 @@ const DOCUMENT = {
   completed_at: AT,
 };
 
+const CONVERSATION = {
+  id: '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a',
+  status: 'handoff',
+  channel: 'web',
+  agent_id: AGENT,
+  assignee_id: null,
+  support_query_id: SUPPORT_QUERY.id,
+  user: 'customer-4711',
+  created_at: AT,
+  updated_at: AT,
+  title: 'The export to CSV stops at 1,000 rows',
+  handoff_reason: 'The customer asked for a person',
+  message_count: 3,
+  messages: [
+    {
+      id: '0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e',
+      role: 'user',
+      content: 'Can I talk to a person, please?',
+      author_id: null,
+      delivery_status: null,
+      delivery_error: null,
+      created_at: AT,
+    },
+  ],
+};
+
 export const EVENT_TYPES: readonly EventTypeEntry[] = [
   {
     type: 'support_query.created',
@@ -149,6 +175,13 @@ export const EVENT_TYPES: readonly EventTypeEntry[] = [
       resolved_at: AT,
       metadata: { ...SUPPORT_QUERY.metadata, agent_actions_count: 2, resolution_method: 'automated' },
     },
+  },
+  {
+    type: 'conversation.handoff',
+    description:
+      'A conversation went from its agent to a person: the agent escalated, the customer asked for a person, or a person took over. Waiting for a person, or already assigned.',
+    resource: 'conversation',
+    example: CONVERSATION,
   },
   {
     type: 'notification.created',

@@ -12,6 +12,8 @@ import { retryAfterMs, type ConnectorHttp, type HttpAnswer } from '../http.js';
 export interface SlackConfig {
   bot_token: string;
   channel: string;
+  /** The app's signing secret: verifies Events API requests of a `slack` deployment (DESIGN §12). */
+  signing_secret?: string;
   base_url?: string;
 }
 
@@ -75,32 +77,41 @@ export function slackError(code: string, status?: number, headers: HttpAnswer['h
   });
 }
 
-export function slackConnector(http: ConnectorHttp): ConnectorDefinition<SlackConfig> {
-  async function call(method: string, body: Record<string, unknown>, context: ConnectorContext<SlackConfig>) {
-    const answer = await http.request({
-      vendor: VENDOR,
-      method: 'POST',
-      url: `${apiRoot(context.config, 'https://slack.com/api')}/${method}`,
-      headers: { authorization: `Bearer ${context.config.bot_token}` },
-      json: body,
-      signal: context.signal,
-      errorMessage: (data) => (data as SlackAnswer | undefined)?.error,
-    });
-    const data = answer.body as SlackAnswer | undefined;
-    if (!data || typeof data !== 'object') {
-      throw new ConnectorError(VENDOR, `unexpected answer to ${method}`, { status: answer.status, retryable: false });
-    }
-    if (data.ok !== true)
-      throw slackError(typeof data.error === 'string' ? data.error : 'unknown_error', answer.status, answer.headers);
-    return data;
+/** One Web API method called with the bot token (JSON body); Slack's `{ok: false, error}` thrown as ConnectorError. */
+export async function callSlack(
+  http: ConnectorHttp,
+  method: string,
+  body: Record<string, unknown>,
+  context: ConnectorContext<{ bot_token: string; base_url?: string }>,
+) {
+  const answer = await http.request({
+    vendor: VENDOR,
+    method: 'POST',
+    url: `${apiRoot(context.config, 'https://slack.com/api')}/${method}`,
+    headers: { authorization: `Bearer ${context.config.bot_token}` },
+    json: body,
+    signal: context.signal,
+    errorMessage: (data) => (data as SlackAnswer | undefined)?.error,
+  });
+  const data = answer.body as SlackAnswer | undefined;
+  if (!data || typeof data !== 'object') {
+    throw new ConnectorError(VENDOR, `unexpected answer to ${method}`, { status: answer.status, retryable: false });
   }
+  if (data.ok !== true)
+    throw slackError(typeof data.error === 'string' ? data.error : 'unknown_error', answer.status, answer.headers);
+  return data;
+}
+
+export function slackConnector(http: ConnectorHttp): ConnectorDefinition<SlackConfig> {
+  const call = (method: string, body: Record<string, unknown>, context: ConnectorContext<SlackConfig>) =>
+    callSlack(http, method, body, context);
 
   return {
     type: 'slack',
     name: VENDOR,
     description: "Team messaging: post a message to the team's channel (escalations, summaries).",
     listed: true,
-    secretKeys: ['bot_token'],
+    secretKeys: ['bot_token', 'signing_secret'],
     config: Type.Object(
       {
         bot_token: SecretText('Bot user OAuth token (xoxb-…) with the chat:write scope'),
@@ -110,6 +121,9 @@ export function slackConnector(http: ConnectorHttp): ConnectorDefinition<SlackCo
           pattern: '^[#@]?[A-Za-z0-9._-]+$',
           description: 'Channel id (C0123…) or #name the app posts to.',
         }),
+        signing_secret: Type.Optional(
+          SecretText("The app's signing secret (Basic Information), needed to deploy an agent on Slack"),
+        ),
         base_url: BaseUrl('https://slack.com/api'),
       },
       { additionalProperties: false },

@@ -15,6 +15,10 @@ import { errorForStatus, retryAfterMs, type ConnectorHttp, type HttpAnswer } fro
 export interface WhatsappConfig {
   access_token: string;
   phone_number_id: string;
+  /** The Meta app's secret: verifies webhook notifications (X-Hub-Signature-256) of a `whatsapp` deployment. */
+  app_secret?: string;
+  /** The token Meta echoes in the webhook's verification request (hub.verify_token). */
+  verify_token?: string;
   api_version?: string;
   base_url?: string;
 }
@@ -121,7 +125,7 @@ export function whatsappConnector(http: ConnectorHttp): ConnectorDefinition<What
     name: 'WhatsApp Business',
     description: "Business messaging: send a message to a customer's number.",
     listed: false,
-    secretKeys: ['access_token'],
+    secretKeys: ['access_token', 'app_secret', 'verify_token'],
     config: Type.Object(
       {
         access_token: SecretText('System-user access token'),
@@ -131,6 +135,12 @@ export function whatsappConnector(http: ConnectorHttp): ConnectorDefinition<What
             pattern: '^v[0-9]{1,3}\\.[0-9]{1,2}$',
             description: `Graph API version, e.g. v21.0 (default ${WHATSAPP_DEFAULT_API_VERSION}).`,
           }),
+        ),
+        app_secret: Type.Optional(
+          SecretText("The Meta app's secret (App settings › Basic), needed to deploy on WhatsApp"),
+        ),
+        verify_token: Type.Optional(
+          SecretText('A token of your choice, entered as the Verify token of the webhook in the Meta app dashboard'),
         ),
         base_url: BaseUrl('https://graph.facebook.com'),
       },

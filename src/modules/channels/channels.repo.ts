@@ -1,0 +1,286 @@
+/**
+ * SQL of the channels module. Every function takes the executor first. A thread's events are
+ * worked one at a time and in order: claiming, finishing and handing back lock the thread row.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { EventInput, InboundEvent } from './channels.inbound.js';
+import type { ChannelEventState, ChannelName } from './channels.tables.js';
+
+/** How long the vendor ids of accepted messages are kept (Slack and Meta retry within hours). */
+export const KEY_RETENTION = '2 days';
+/** How long finished events are kept (what was answered, for diagnosis). */
+export const EVENT_RETENTION = '7 days';
+
+export interface ThreadRow {
+  deployment_id: string;
+  thread_key: string;
+  company_id: string;
+  channel: ChannelName;
+  conversation_id: string | null;
+  reply_to: Record<string, unknown>;
+}
+
+export interface StoredAnswer {
+  /** The answer in Markdown (rendered for the vendor when sent). */
+  text: string;
+  sources: { title: string; url: string | null }[];
+}
+
+export interface EventRow {
+  id: string;
+  deployment_id: string;
+  thread_key: string;
+  company_id: string;
+  kind: 'message' | 'welcome';
+  input: EventInput;
+  state: ChannelEventState;
+  attempts: number;
+  worker_id: number | null;
+  answer: StoredAnswer | null;
+}
+
+export interface AcceptedEvents {
+  /** The events written (each a task), in order. */
+  ids: string[];
+  /** Events dropped as duplicates (a key already seen) or follow-ups of unknown threads. */
+  dropped: number;
+}
+
+/**
+ * Writes what a vendor request brought, inside the caller's transaction: for each event its
+ * keys first (`on conflict do nothing`: any key seen before makes it a duplicate — the unique
+ * index is what makes this hold across instances and concurrent deliveries), then its thread
+ * (created, or its reply addressing refreshed), then the event.
+ */
+export async function acceptEvents(
+  trx: Executor,
+  deployment: { id: string; company_id: string; channel: ChannelName },
+  events: readonly InboundEvent[],
+): Promise<AcceptedEvents> {
+  const ids: string[] = [];
+  let dropped = 0;
+  for (const event of events) {
+    if (event.followUpOnly) {
+      const known = await trx
+        .selectFrom('channel_threads')
+        .select('thread_key')
+        .where('deployment_id', '=', deployment.id)
+        .where('thread_key', '=', event.threadKey)
+        .executeTakeFirst();
+      if (!known) {
+        dropped++;
+        continue;
+      }
+    }
+    const inserted = await trx
+      .insertInto('channel_event_keys')
+      .values(event.keys.map((key) => ({ deployment_id: deployment.id, key })))
+      .onConflict((oc) => oc.doNothing())
+      .returning('key')
+      .execute();
+    if (inserted.length < event.keys.length) {
+      dropped++;
+      continue;
+    }
+    await trx
+      .insertInto('channel_threads')
+      .values({
+        deployment_id: deployment.id,
+        thread_key: event.threadKey,
+        company_id: deployment.company_id,
+        channel: deployment.channel,
+        reply_to: JSON.stringify(event.replyTo),
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['deployment_id', 'thread_key'])
+          .doUpdateSet({ reply_to: JSON.stringify(event.replyTo), updated_at: sql`now()` }),
+      )
+      .execute();
+    const row = await trx
+      .insertInto('channel_events')
+      .values({
+        deployment_id: deployment.id,
+        thread_key: event.threadKey,
+        company_id: deployment.company_id,
+        kind: event.kind,
+        input: JSON.stringify(event.input),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    ids.push(row.id);
+  }
+  return { ids, dropped };
+}
+
+const EVENT_COLUMNS = [
+  'e.id',
+  'e.deployment_id',
+  'e.thread_key',
+  'e.company_id',
+  'e.kind',
+  'e.input',
+  'e.state',
+  'e.attempts',
+  'e.worker_id',
+  'e.answer',
+] as const;
+
+async function lockThreadOf(trx: Executor, eventId: string) {
+  return trx
+    .selectFrom('channel_events as e')
+    .innerJoin('channel_threads as t', (join) =>
+      join.onRef('t.deployment_id', '=', 'e.deployment_id').onRef('t.thread_key', '=', 'e.thread_key'),
+    )
+    .select(['t.deployment_id', 't.thread_key'])
+    .where('e.id', '=', eventId)
+    .forUpdate('t')
+    .executeTakeFirst();
+}
+
+/**
+ * Takes the next event of a thread for `workerId`, under the thread's lock: none while another
+ * event of the thread is held (its holder goes on with the next when it finishes), else the
+ * oldest unfinished one.
+ */
+export async function claimNext(
+  trx: Executor,
+  thread: { deployment_id: string; thread_key: string },
+  workerId: number | null,
+): Promise<EventRow | undefined> {
+  const open = await trx
+    .selectFrom('channel_events as e')
+    .select(EVENT_COLUMNS)
+    .where('e.deployment_id', '=', thread.deployment_id)
+    .where('e.thread_key', '=', thread.thread_key)
+    .where('e.state', '<>', 'done')
+    .orderBy('e.created_at')
+    .orderBy('e.id')
+    .execute();
+  if (open.length === 0 || open.some((event) => event.worker_id !== null)) return undefined;
+  const next = open[0]!;
+  await trx
+    .updateTable('channel_events')
+    .set({ worker_id: workerId ?? 0, attempts: sql`attempts + 1`, updated_at: sql`now()` })
+    .where('id', '=', next.id)
+    .execute();
+  return { ...(next as unknown as EventRow), worker_id: workerId ?? 0, attempts: next.attempts + 1 };
+}
+
+/** Claims for `workerId` the thread of `eventId` (its next event, which may be an earlier one). */
+export async function claimEvent(trx: Executor, eventId: string, workerId: number | null) {
+  const thread = await lockThreadOf(trx, eventId);
+  return thread ? claimNext(trx, thread, workerId) : undefined;
+}
+
+/** Keeps the answer of a held event before it is sent (fenced: only its holder writes). */
+export async function saveAnswer(db: Executor, event: EventRow, answer: StoredAnswer): Promise<boolean> {
+  const result = await db
+    .updateTable('channel_events')
+    .set({ state: 'answered', answer: JSON.stringify(answer), updated_at: sql`now()` })
+    .where('id', '=', event.id)
+    .where('worker_id', '=', event.worker_id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Finishes a held event and takes the thread's next one for the same holder, under the thread's lock. */
+export async function finishAndClaimNext(trx: Executor, event: EventRow, error: string | null) {
+  const thread = await lockThreadOf(trx, event.id);
+  await trx
+    .updateTable('channel_events')
+    .set({ state: 'done', worker_id: null, error, updated_at: sql`now()` })
+    .where('id', '=', event.id)
+    .where('worker_id', '=', event.worker_id)
+    .execute();
+  return thread ? claimNext(trx, thread, event.worker_id) : undefined;
+}
+
+/** Hands held events back (their worker died, or one run failed): ids of those released. */
+export async function releaseEvents(
+  trx: Executor,
+  owners: { workerIds: readonly number[] } | { only: { id: string; worker_id: number | null } },
+): Promise<string[]> {
+  let query = trx
+    .updateTable('channel_events')
+    .set({ worker_id: null, updated_at: sql`now()` })
+    .where('state', '<>', 'done');
+  if ('workerIds' in owners) {
+    if (owners.workerIds.length === 0) return [];
+    query = query.where('worker_id', 'in', [...owners.workerIds]);
+  } else {
+    query = query.where('id', '=', owners.only.id).where('worker_id', '=', owners.only.worker_id);
+  }
+  return (await query.returning('id').execute()).map((row) => row.id);
+}
+
+export async function findThread(
+  db: Executor,
+  deploymentId: string,
+  threadKey: string,
+): Promise<ThreadRow | undefined> {
+  return (await db
+    .selectFrom('channel_threads')
+    .select(['deployment_id', 'thread_key', 'company_id', 'channel', 'conversation_id', 'reply_to'])
+    .where('deployment_id', '=', deploymentId)
+    .where('thread_key', '=', threadKey)
+    .executeTakeFirst()) as ThreadRow | undefined;
+}
+
+/** The thread a conversation answers (a person's reply goes there). */
+export async function threadOfConversation(
+  db: Executor,
+  companyId: string,
+  conversationId: string,
+): Promise<ThreadRow | undefined> {
+  return (await db
+    .selectFrom('channel_threads')
+    .select(['deployment_id', 'thread_key', 'company_id', 'channel', 'conversation_id', 'reply_to'])
+    .where('company_id', '=', companyId)
+    .where('conversation_id', '=', conversationId)
+    .executeTakeFirst()) as ThreadRow | undefined;
+}
+
+export async function setThreadConversation(db: Executor, thread: ThreadRow, conversationId: string): Promise<void> {
+  await db
+    .updateTable('channel_threads')
+    .set({ conversation_id: conversationId, updated_at: sql`now()` })
+    .where('deployment_id', '=', thread.deployment_id)
+    .where('thread_key', '=', thread.thread_key)
+    .execute();
+}
+
+/**
+ * Whether a notice of `kind` may be written for the deployment now: true (and the time taken)
+ * when none was in the last `seconds`, on any instance.
+ */
+export async function takeNotice(db: Executor, deploymentId: string, kind: string, seconds: number): Promise<boolean> {
+  const result = await sql<{ taken: boolean }>`
+    insert into channel_notices as n (deployment_id, kind, last_at) values (${deploymentId}, ${kind}, now())
+    on conflict (deployment_id, kind) do update set last_at = now()
+      where n.last_at < now() - make_interval(secs => ${seconds})
+    returning true as taken`.execute(db);
+  return result.rows.length > 0;
+}
+
+/** The source URLs of cited documents (a citation links to its page when the document came from one). */
+export async function documentSources(db: Executor, companyId: string, documentIds: readonly string[]) {
+  if (documentIds.length === 0) return new Map<string, string>();
+  const rows = await db
+    .selectFrom('kb_documents')
+    .select(['id', 'source_url'])
+    .where('company_id', '=', companyId)
+    .where('id', 'in', [...documentIds])
+    .where('source_url', 'is not', null)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.source_url!]));
+}
+
+/** Deletes vendor keys and finished events past their retention. */
+export async function pruneOld(db: Executor): Promise<void> {
+  await sql`delete from channel_event_keys where created_at < now() - ${KEY_RETENTION}::interval`.execute(db);
+  await sql`delete from channel_events where state = 'done' and updated_at < now() - ${EVENT_RETENTION}::interval`.execute(
+    db,
+  );
+}

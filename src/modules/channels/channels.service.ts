@@ -1,0 +1,249 @@
+/**
+ * The channels' inbound side (DESIGN §12): a vendor's request for a deployment is verified by the
+ * vendor's own scheme before anything else is read, then acknowledged at once — its customer
+ * messages written (deduplicated by the vendor's ids) with their answering jobs in one
+ * transaction, and started on this instance when it runs workers. The answer comes from the job
+ * (channels.answer.ts), never from the request.
+ *
+ * Refusals: an unknown deployment, or one of another channel → 404; a bad signature, a stale
+ * timestamp, a wrong token → 401 with nothing written (a burst of them on one deployment → one
+ * security notification per quarter hour); a malformed body → 400. A deployment that is not
+ * active answers 200 (vendors retry otherwise) and logs it at most once a minute.
+ */
+import type { Executor } from '../../db/database.js';
+import { AppErrors } from '../../http/errors.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { ChannelVendors, TeamsChannelConfig } from '../../ports/channels.js';
+import type { ChannelDeployment } from '../deployments/index.js';
+import { ANSWER_JOB, createAnswerer, type AnswerDeps } from './channels.answer.js';
+import { allowedHosts, createDelivery } from './channels.delivery.js';
+import { parseJson, peekActivity, readSlack, readTeams, readWhatsapp, type Inbound } from './channels.inbound.js';
+import * as repo from './channels.repo.js';
+import type { ChannelName } from './channels.tables.js';
+import { sameSecret, serviceHostAllowed, verifyMetaSignature, verifySlackSignature } from './channels.verify.js';
+
+/** Refusals on one deployment within a minute (on one instance) that make a burst. */
+export const REFUSAL_BURST = 5;
+const BURST_WINDOW_MS = 60_000;
+const SECURITY_NOTICE_SECONDS = 15 * 60;
+
+export interface ChannelNotifier {
+  notify(
+    executor: Executor,
+    input: {
+      companyId: string;
+      senderId: null;
+      notificationType: 'system';
+      category: 'security';
+      priority: 'high';
+      title: string;
+      message: string;
+      metadata: Record<string, string>;
+      actionUrl: string;
+    },
+  ): Promise<unknown>;
+}
+
+export interface ChannelsDeps extends Omit<AnswerDeps, 'delivery' | 'notice' | 'queue'> {
+  queue: Pick<JobQueue, 'send' | 'workerId'>;
+  vendors: ChannelVendors;
+  notifications: ChannelNotifier;
+  /** Unix seconds (Slack's timestamp window). */
+  now?: () => number;
+}
+
+export interface ChannelReply {
+  status: 200;
+  body: unknown;
+  contentType?: string;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+const OK: ChannelReply = { status: 200, body: '' };
+
+export function createChannelsService(deps: ChannelsDeps) {
+  const { db } = deps;
+  const now = deps.now ?? (() => Date.now() / 1000);
+  const delivery = createDelivery(deps.vendors);
+  const refusals = new Map<string, { count: number; since: number }>();
+
+  async function notice(deploymentId: string, kind: string, level: 'info' | 'warning' | 'error', message: string) {
+    if (await repo.takeNotice(db, deploymentId, kind, 60))
+      await deps.deployments.logEvent(deploymentId, level, message);
+  }
+
+  const answerer = createAnswerer({ ...deps, delivery, notice });
+
+  /** The deployment of `channel` the route names, and its integration's config (secrets in clear). */
+  async function target(deploymentId: string, channel: ChannelName) {
+    const deployment = await deps.deployments.forChannel(deploymentId);
+    if (!deployment || deployment.channel !== channel)
+      throw AppErrors.notFound(`Deployment on ${channel}`, deploymentId);
+    const integration = deployment.integration_id
+      ? await deps.integrations.openConfig(deployment.company_id, deployment.integration_id)
+      : undefined;
+    const config = integration?.type === channel ? integration.config : undefined;
+    return { deployment, config };
+  }
+
+  /** A refused request: 401, nothing written — but a burst of them notifies the company once. */
+  async function refuse(deployment: ChannelDeployment, reason: string): Promise<never> {
+    const at = Date.now();
+    const seen = refusals.get(deployment.id);
+    const current = seen && at - seen.since < BURST_WINDOW_MS ? seen : { count: 0, since: at };
+    current.count++;
+    refusals.set(deployment.id, current);
+    if (refusals.size > 10_000) refusals.delete(refusals.keys().next().value!);
+    if (
+      current.count === REFUSAL_BURST &&
+      (await repo.takeNotice(db, deployment.id, 'refused', SECURITY_NOTICE_SECONDS))
+    ) {
+      const message = `${REFUSAL_BURST} requests to the ${deployment.channel} route of deployment ${deployment.id} were refused within a minute (last: ${reason}). Check the integration's secrets, or someone is probing the route.`;
+      await db.transaction().execute(async (trx) => {
+        await deps.notifications.notify(trx, {
+          companyId: deployment.company_id,
+          senderId: null,
+          notificationType: 'system',
+          category: 'security',
+          priority: 'high',
+          title: `Refused ${deployment.channel} requests`,
+          message,
+          metadata: { deployment_id: deployment.id, channel: deployment.channel, reason },
+          actionUrl: `/deployments/${deployment.id}`,
+        });
+      });
+      await deps.deployments.logEvent(deployment.id, 'warning', message);
+    }
+    throw AppErrors.unauthorized(reason);
+  }
+
+  /** A verified request's content: acknowledged, and its messages queued (or why nothing is done). */
+  async function accept(deployment: ChannelDeployment, inbound: Inbound): Promise<ChannelReply> {
+    if (inbound.kind === 'challenge') return { status: 200, body: { challenge: inbound.challenge } };
+    if (deployment.status !== 'active') {
+      await notice(
+        deployment.id,
+        'inactive',
+        'info',
+        `${deployment.channel} event not answered: the deployment is ${deployment.status}`,
+      );
+      return OK;
+    }
+    if (inbound.kind === 'ignored') return OK;
+    const channel = deployment.channel as ChannelName;
+    const accepted = await db.transaction().execute(async (trx) => {
+      const result = await repo.acceptEvents(
+        trx,
+        { id: deployment.id, company_id: deployment.company_id, channel },
+        inbound.events,
+      );
+      for (const id of result.ids) await deps.queue.send(trx, ANSWER_JOB, { eventId: id });
+      return result;
+    });
+    for (const id of accepted.ids) start(id);
+    return OK;
+  }
+
+  /** Starts an accepted event here when this instance runs workers (its job is the fallback). */
+  function start(eventId: string) {
+    const workerId = deps.queue.workerId();
+    if (workerId === null) return;
+    void (async () => {
+      const event = await db.transaction().execute((trx) => repo.claimEvent(trx, eventId, workerId));
+      if (event) await answerer.run(event);
+    })().catch((error: unknown) => deps.log.warn({ err: error, eventId }, 'channel event could not start here'));
+  }
+
+  async function sendToConversation(companyId: string, conversationId: string, text: string, signal?: AbortSignal) {
+    const thread = await repo.threadOfConversation(db, companyId, conversationId);
+    if (!thread) return false;
+    const deployment = await deps.deployments.forChannel(thread.deployment_id);
+    const integration = deployment?.integration_id
+      ? await deps.integrations.openConfig(companyId, deployment.integration_id)
+      : undefined;
+    if (!integration?.is_active || integration.type !== thread.channel) return false;
+    await delivery.sendToThread(thread, integration.config, text, [], undefined, signal);
+    return true;
+  }
+
+  return {
+    /** `POST /channels/slack/{id}/events`. */
+    async slackEvents(deploymentId: string, headers: Headers, raw: Buffer): Promise<ChannelReply> {
+      const { deployment, config } = await target(deploymentId, 'slack');
+      if (typeof config?.signing_secret !== 'string')
+        return refuse(deployment, "the deployment's Slack integration has no signing_secret");
+      const check = verifySlackSignature(config.signing_secret, headers, raw, now());
+      if (!check.ok) return refuse(deployment, check.reason);
+      return accept(deployment, readSlack(parseJson(raw, 'Slack event')));
+    },
+
+    /** `GET /channels/whatsapp/{id}/webhook`: Meta's verification handshake. */
+    async whatsappHandshake(deploymentId: string, query: Record<string, string | undefined>): Promise<ChannelReply> {
+      const { deployment, config } = await target(deploymentId, 'whatsapp');
+      if (query['hub.mode'] !== 'subscribe')
+        throw AppErrors.validation("Invalid parameter 'hub.mode': must be subscribe");
+      const challenge = query['hub.challenge'];
+      if (!challenge || challenge.length > 1000)
+        throw AppErrors.validation("Invalid parameter 'hub.challenge': is required");
+      if (typeof config?.verify_token !== 'string')
+        return refuse(deployment, "the deployment's WhatsApp integration has no verify_token");
+      if (!sameSecret(config.verify_token, query['hub.verify_token'] ?? ''))
+        return refuse(deployment, 'hub.verify_token does not match');
+      return { status: 200, body: challenge, contentType: 'text/plain; charset=utf-8' };
+    },
+
+    /** `POST /channels/whatsapp/{id}/webhook`: Cloud API notifications. */
+    async whatsappNotification(deploymentId: string, headers: Headers, raw: Buffer): Promise<ChannelReply> {
+      const { deployment, config } = await target(deploymentId, 'whatsapp');
+      if (typeof config?.app_secret !== 'string')
+        return refuse(deployment, "the deployment's WhatsApp integration has no app_secret");
+      const check = verifyMetaSignature(config.app_secret, headers, raw);
+      if (!check.ok) return refuse(deployment, check.reason);
+      return accept(deployment, readWhatsapp(parseJson(raw, 'WhatsApp notification'), String(config.phone_number_id)));
+    },
+
+    /** `POST /channels/teams/{id}/messages`: Bot Framework activities. */
+    async teamsActivity(deploymentId: string, headers: Headers, raw: Buffer): Promise<ChannelReply> {
+      const { deployment, config } = await target(deploymentId, 'teams');
+      if (typeof config?.app_password !== 'string')
+        return refuse(deployment, "the deployment's Teams integration is not set up");
+      const authorization = Array.isArray(headers.authorization) ? headers.authorization[0] : headers.authorization;
+      const peek = peekActivity(raw);
+      const check = await deps.vendors.teams.verify(config as unknown as TeamsChannelConfig, authorization, peek);
+      if (!check.ok) return refuse(deployment, check.reason);
+      if (!serviceHostAllowed(peek.serviceUrl, allowedHosts(config))) {
+        return refuse(deployment, "the activity's serviceUrl host is not among service_url_hosts");
+      }
+      return accept(deployment, readTeams(parseJson(raw, 'Bot Framework activity')));
+    },
+
+    /**
+     * Sends `text` (Markdown) into the vendor thread a conversation answers — the same delivery as
+     * the agent's answers (a person's reply during a hand-off, DESIGN §13). False when the
+     * conversation is not a channel's; throws ConnectorError when the vendor refuses.
+     */
+    sendToConversation,
+
+    /**
+     * The chat module's deliverer of a channel (chat.delivery.ts): a person's reply during a
+     * hand-off goes into the conversation's vendor thread; an Error says why it could not.
+     */
+    deliverer: {
+      async deliver(
+        reply: { companyId: string; conversationId: string; channel: string; content: string },
+        signal: AbortSignal,
+      ) {
+        if (!(await sendToConversation(reply.companyId, reply.conversationId, reply.content, signal))) {
+          throw new Error(
+            `Conversation ${reply.conversationId} has no ${reply.channel} thread to answer, or its deployment's integration is missing or inactive`,
+          );
+        }
+      },
+    },
+
+    /** The answering job as a task of the queue (channels.jobs.ts). */
+    answerTask: answerer,
+  };
+}
+
+export type ChannelsService = ReturnType<typeof createChannelsService>;
