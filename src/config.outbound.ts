@@ -45,6 +45,8 @@ export function integrationsConfig(env: Env): IntegrationsConfig {
 
 /** Outbound webhooks (DESIGN §14): the limits of a send, the retry schedule, retention. */
 export interface WebhooksConfig {
+  /** WEBHOOK_WORKER: whether this process's workers (RUN_WORKERS) fan out and send webhooks. */
+  worker: boolean;
   /** ALLOW_PRIVATE_URLS: let deliveries reach loopback/private/link-local addresses (tests only). */
   allowPrivateUrls: boolean;
   /** WEBHOOK_TIMEOUT_MS: upper bound of one send (connect, answer and body). */
@@ -99,6 +101,7 @@ export function webhooksConfig(env: Env): WebhooksConfig {
     throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', 'must be 1 to 20 durations such as 5s,5m,30m,2h (ms, s, m, h)');
   }
   return {
+    worker: bool(env, 'WEBHOOK_WORKER', true),
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     timeoutMs,
     maxResponseBytes: int(env, 'WEBHOOK_MAX_RESPONSE_KB', 64, 1, 10_240) * 1024,

@@ -33,6 +33,9 @@ export async function createTestApp(
     DATABASE_URL: databaseUrl,
     JOBS_SCHEMA: jobsSchema,
     SECRET_KEY: inject('secretKey'),
+    // Webhook workers are not scoped to a job schema: a test that sends webhooks starts its own
+    // (container.webhooks.dispatcher.start()), so no other file's workers take its deliveries.
+    WEBHOOK_WORKER: 'false',
     ...env,
   });
   const container = createContainer({ config, databaseUrl, log: pino({ level: env.LOG_LEVEL ?? 'silent' }) });

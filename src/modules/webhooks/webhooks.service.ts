@@ -25,7 +25,7 @@ import type {
 import { generateWebhookSecret } from './webhooks.signing.js';
 
 /** Endpoints per company. */
-export const MAX_ENDPOINTS = 50;
+export const MAX_ENDPOINTS = 100;
 /** How long the previous secret keeps signing after a rotation. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
 
