@@ -30,7 +30,9 @@ import {
   shapeForPath,
   truncateQuoted,
 } from './http/errors.js';
+import { registerConsole } from './http/console.js';
 import { listCacheHooks } from './http/list-cache.js';
+import { CpuBusyError } from './lib/cpu-pool.js';
 import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
 import { finishOpenApiDocument, transformRouteSchema } from './http/openapi.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
@@ -98,6 +100,11 @@ function handleError(
     if (error.retryAfterSeconds !== undefined)
       reply.header('retry-after', Math.max(1, Math.ceil(error.retryAfterSeconds)));
     return sendError(request, reply, error);
+  }
+  if (error instanceof CpuBusyError) {
+    // The CPU pool's queue for this kind of work is full (or the instance is stopping).
+    reply.header('retry-after', String(error.retryAfterSeconds));
+    return sendError(request, reply, { statusCode: 503, code: 'ServiceUnavailable', message: error.message });
   }
   if (error.validation) {
     const message = describeValidationError(error.validationContext, error.validation as never);
@@ -292,6 +299,10 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
     async () => app.swagger(),
   );
+
+  // The web console (static files) at /console; the root leads there.
+  registerConsole(app);
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 302));
 
   const limits = config.rateLimits;
   // API keys, chat tokens, and the console's session cookie where an API key is expected.

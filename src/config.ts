@@ -2,6 +2,7 @@
  * The only reader of process.env. Every setting is parsed, validated and frozen here;
  * a bad value throws a ConfigError naming the variable, and the entry point exits with it.
  */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bool, ConfigError, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
 import { integrationsConfig, webhooksConfig, type IntegrationsConfig, type WebhooksConfig } from './config.outbound.js';
@@ -78,6 +79,11 @@ export interface ChatConfig {
   streamRetryMs: number;
   /** CHAT_MAX_TOOL_STEPS: model steps of one turn that may call tools (the step after them answers). */
   maxToolSteps: number;
+  /**
+   * CHAT_TURN_SWEEP_MS: how often a process beats its turn heartbeat and (with workers) records
+   * the turns of processes that died mid-turn as failed (dead after three missed beats).
+   */
+  turnSweepMs: number;
 }
 
 const LLM_PROVIDER_TYPES = ['openai', 'anthropic', 'openai-compatible'] as const;
@@ -257,6 +263,27 @@ const ttsConfig = (env: Env): TtsConfig => ({
   maxTextChars: int(env, 'TTS_MAX_TEXT_CHARS', 5000, 1, 100_000),
 });
 
+/**
+ * The CPU pool (src/lib/cpu-pool.ts): CPU_POOL_THREADS worker threads (default: the cores less
+ * one, 1–4), and per kind of job the queue that may wait (one more is refused with 503 and
+ * Retry-After) and the time limit of one job. `speech`: synthesis, encoding, resampling.
+ * CPU_POOL_MAX_HEAP_MB caps each thread's heap.
+ */
+export interface CpuPoolConfig {
+  threads: number;
+  maxHeapMb: number;
+  speech: { queue: number; timeoutMs: number };
+}
+
+const cpuPoolConfig = (env: Env): CpuPoolConfig => ({
+  threads: int(env, 'CPU_POOL_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64),
+  maxHeapMb: int(env, 'CPU_POOL_MAX_HEAP_MB', 1024, 64, 65_536),
+  speech: {
+    queue: int(env, 'CPU_POOL_SPEECH_QUEUE', 16, 0, 10_000),
+    timeoutMs: int(env, 'CPU_POOL_SPEECH_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+  },
+});
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface RateLimitConfig {
@@ -336,6 +363,7 @@ export interface Config {
   chat: ChatConfig;
   speech: SpeechConfig;
   tts: TtsConfig;
+  cpuPool: CpuPoolConfig;
   /** Support queries and team notifications. */
   insights: InsightsConfig;
   integrations: IntegrationsConfig;
@@ -412,10 +440,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       streamResumeMs: int(env, 'CHAT_STREAM_RESUME_MS', 15_000, 0, 600_000),
       streamRetryMs: int(env, 'CHAT_STREAM_RETRY_MS', 3000, 0, 600_000),
       maxToolSteps: int(env, 'CHAT_MAX_TOOL_STEPS', 5, 0, 50),
+      turnSweepMs: int(env, 'CHAT_TURN_SWEEP_MS', 10_000, 100, 600_000),
     },
     knowledge: knowledgeConfig(env),
     speech: speechConfig(env),
     tts: ttsConfig(env),
+    cpuPool: cpuPoolConfig(env),
     integrations: integrationsConfig(env),
     webhooks: webhooksConfig(env),
   };

@@ -11,6 +11,8 @@ import { createDatabase, type Db, type DatabaseHandle } from './db/database.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/metrics.js';
+import { createCpuPool, type CpuPool, type CpuPoolOptions } from './lib/cpu-pool.js';
+import { SPEECH_KIND } from './adapters/espeak/espeak-tts.js';
 import { createCompaniesService, type Company, type CompaniesService } from './modules/companies/index.js';
 import { createCoherentCache } from './lib/coherent-cache.js';
 import { createListPages, pagesChanged, type ListPages } from './http/list-cache.js';
@@ -75,6 +77,8 @@ export interface Container {
   queue: JobQueue;
   /** Prometheus instruments of this container, served by GET /metrics. */
   metrics: Metrics;
+  /** Worker threads for CPU-heavy work (speech, document extraction), bounded queues per kind. */
+  cpu: CpuPool;
   /** Serialized list pages per company, cleared on every change to what they show. */
   listPages: ListPages;
   mailer: Mailer;
@@ -142,6 +146,16 @@ export interface ContainerOptions {
   clock?: Clock;
 }
 
+/** The pool's kinds: speech (synthesis, encoding, resampling) for now; new CPU-heavy work adds its own. */
+function cpuPoolOptions(config: Config['cpuPool'], metrics: Metrics): CpuPoolOptions {
+  return {
+    threads: config.threads,
+    maxHeapMb: config.maxHeapMb,
+    observer: metrics.cpuObserver,
+    kinds: { [SPEECH_KIND]: { queue: config.speech.queue, timeoutMs: config.speech.timeoutMs } },
+  };
+}
+
 export function createContainer(options: ContainerOptions): Container {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
@@ -166,6 +180,8 @@ export function createContainer(options: ContainerOptions): Container {
   });
   metrics.watchPool('app', database.pool);
   metrics.watchQueues(() => queue.depth());
+  const cpu = createCpuPool(cpuPoolOptions(config.cpuPool, metrics));
+  metrics.watchCpuPool(() => cpu.stats());
   // Authenticated callers, company records, and the agents and deployments chat turns serve are
   // cached briefly, and only while a LISTEN connection guarantees that every instance hears of
   // each change (migrations 0003, 0004, 0041).
@@ -397,7 +413,7 @@ export function createContainer(options: ContainerOptions): Container {
     : null;
   const voiceAgents = createVoiceAgentsModule({ db, providerVoices });
   const voiceSpeech = createVoiceSpeechService({
-    tts: ttsFromConfig(config.tts),
+    tts: ttsFromConfig(config.tts, cpu),
     stt: speech,
     maxAudioBytes: config.chat.maxAudioBytes,
     providerVoices,
@@ -413,6 +429,7 @@ export function createContainer(options: ContainerOptions): Container {
     redis,
     queue,
     metrics,
+    cpu,
     listPages,
     mailer,
     companies,
@@ -442,13 +459,17 @@ export function createContainer(options: ContainerOptions): Container {
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
       if (config.runWorkers && config.webhooks.worker) webhooks.dispatcher.start();
+      // Every process serving turns beats; where workers run, interrupted turns are recorded.
+      await chat.journal.start({ sweep: config.runWorkers });
     },
     async close() {
       if (closed) return;
       closed = true;
+      await chat.journal.stop();
       await webhooks.dispatcher.stop();
       await queue.stop();
       await rollupFolder.stop();
+      await cpu.close(config.shutdownTimeoutMs);
       await changeListener.close();
       await mailer.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());

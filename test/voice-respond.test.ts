@@ -6,7 +6,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { espeakSentenceCount } from '../src/adapters/espeak/espeak-wasm.js';
+import { espeakSentenceCount } from '../src/adapters/espeak/espeak-tts.js';
 import { decodeWav } from '../src/adapters/transformers/wav.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { parseMp3 } from './helpers/audio.js';

@@ -6,7 +6,7 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { espeakSentenceCount } from '../src/adapters/espeak/espeak-wasm.js';
+import { espeakSentenceCount } from '../src/adapters/espeak/espeak-tts.js';
 import { wavHeader } from '../src/adapters/tts/encoders.js';
 import { createVoiceSpeechService } from '../src/modules/voice-agents/index.js';
 import { createTestApp, type TestApp } from './helpers/app.js';

@@ -11,12 +11,13 @@
  * 2. The service in its own process (offline engine, a fresh database): `POST …/tts` of a
  *    3-sentence text as MP3 by N clients at once, for each N of `concurrency`; prints how many
  *    answered 200 with audio, time to the first byte (p50/p95) and to the last, and audio s/s.
- *    One process synthesises on one thread, sentence by sentence, so requests interleave at
- *    sentence boundaries: the first byte of each waits for the sentences queued before it.
+ *    Synthesis runs in the CPU pool's threads, one request at a time per thread; requests past
+ *    the speech queue (CPU_POOL_SPEECH_QUEUE) are refused with 503 and Retry-After.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createEspeakTts } from '../../src/adapters/espeak/espeak-tts.js';
+import { createEspeakTts, SPEECH_KIND } from '../../src/adapters/espeak/espeak-tts.js';
+import { createCpuPool } from '../../src/lib/cpu-pool.js';
 import type { OutputFormat } from '../../src/ports/text-to-speech.js';
 import { parseMp3 } from '../../test/helpers/audio.js';
 import { benchDatabase, benchPort, startService } from '../lib/harness.js';
@@ -39,8 +40,11 @@ function audioSeconds(format: OutputFormat, bytes: Buffer): number {
   return bytes.length / 2 / Number(format.split('_')[1]);
 }
 
+/** One thread of the CPU pool, as the service's speech jobs use it (process.cpuUsage counts every thread). */
+const pool = createCpuPool({ threads: 1, kinds: { [SPEECH_KIND]: { queue: 1 } } });
+
 async function speed(format: OutputFormat) {
-  const tts = createEspeakTts();
+  const tts = createEspeakTts(pool);
   let audio = 0;
   const cpu = process.cpuUsage();
   const start = performance.now();
@@ -116,6 +120,7 @@ for (const result of [baseline, await speed('pcm_16000'), await speed('mp3_44100
       `→ ${result.ratio.toFixed(1)} s of audio per CPU second (${((result.ratio / baseline.ratio) * 100).toFixed(0)} % of the engine alone)`,
   );
 }
+await pool.close();
 
 const database = await benchDatabase('switchboard_bench_tts');
 const apiKey = 'sk_bench_tts_key_000000000001';

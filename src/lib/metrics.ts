@@ -2,10 +2,12 @@
  * The service's Prometheus instruments, one registry per container (tests build several in one
  * process). HTTP requests and rate-limit refusals are counted in src/http/metrics.ts, jobs in
  * src/jobs/queue.ts, chat turns and tool calls in the chat module, model calls by the wrapper
- * below; pool and queue gauges are read when /metrics is scraped.
+ * below, the CPU pool's refusals and jobs by its observer; pool and queue gauges are read when
+ * /metrics is scraped.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LanguageModels, LlmUsage } from '../ports/llm.js';
+import type { CpuKindStats, CpuPoolObserver } from './cpu-pool.js';
 
 /** The counts a pg Pool exposes. */
 export interface PoolStats {
@@ -39,6 +41,7 @@ export function createMetrics() {
   const registers = [registry];
   const pools = new Map<string, PoolStats>();
   let queueDepth: (() => Promise<QueueDepth[]>) | null = null;
+  let cpuPool: (() => Record<string, CpuKindStats>) | null = null;
 
   new Gauge({
     name: 'switchboard_db_pool_connections',
@@ -69,8 +72,45 @@ export function createMetrics() {
     },
   });
 
+  new Gauge({
+    name: 'switchboard_cpu_pool_jobs',
+    help: 'Jobs of the CPU pool (speech synthesis and encoding, document extraction) by kind and state: queued (waiting for a thread) or running',
+    labelNames: ['kind', 'state'] as const,
+    registers,
+    collect() {
+      if (!cpuPool) return;
+      for (const [kind, stats] of Object.entries(cpuPool())) {
+        this.set({ kind, state: 'queued' }, stats.queued);
+        this.set({ kind, state: 'running' }, stats.running);
+      }
+    },
+  });
+  const cpuRefusals = new Counter({
+    name: 'switchboard_cpu_pool_refusals_total',
+    help: "Jobs the CPU pool refused (answered 503 with Retry-After), by kind and reason: full (the kind's queue) or closing",
+    labelNames: ['kind', 'reason'] as const,
+    registers,
+  });
+  const cpuJobDuration = new Histogram({
+    name: 'switchboard_cpu_pool_job_seconds',
+    help: 'Time a CPU pool job held its thread, by kind and outcome (ok, error, aborted, timeout)',
+    labelNames: ['kind', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const cpuObserver: CpuPoolObserver = {
+    refused: (kind, reason) => cpuRefusals.inc({ kind, reason }),
+    finished: (kind, outcome, seconds) => cpuJobDuration.observe({ kind, outcome }, seconds),
+  };
+
   return {
     registry,
+    /** Give to createCpuPool: counts refusals and times jobs. */
+    cpuObserver,
+    /** Reports the CPU pool's queues on every scrape. */
+    watchCpuPool(stats: () => Record<string, CpuKindStats>) {
+      cpuPool = stats;
+    },
     httpDuration: new Histogram({
       name: 'switchboard_http_request_duration_seconds',
       help: 'HTTP request latency by method, route and status',

@@ -1,16 +1,37 @@
 /**
- * The offline text-to-speech engine: espeak-ng (./espeak-wasm.ts) sentence by sentence, each
- * sentence's PCM encoded as it comes (../tts/encoders.ts), so the first bytes leave after the first
- * sentence. Voice: the catalog's `offlineVoice` (`en-us+f3`, `ar+m1`), else `ar` for Arabic text,
- * else `en-us`. `speed` (percent) scales espeak's 175 words per minute, bounded to 80–450.
- * Ignored: model, stability, similarity boost and style (espeak has no such settings).
+ * The offline text-to-speech engine: espeak-ng synthesis and our encoders, run as a job of the
+ * CPU pool (./espeak.job.ts) so that no sentence is synthesised or encoded on the event loop; the
+ * job's chunks are yielded as they arrive. Voice: the catalog's `offlineVoice` (`en-us+f3`,
+ * `ar+m1`), else `ar` for Arabic text, else `en-us`. `speed` (percent) scales espeak's 175 words
+ * per minute, bounded to 80–450. Ignored: model, stability, similarity boost and style (espeak has
+ * no such settings). A full pool refuses at once with CpuBusyError (503 and `Retry-After`).
  */
+import { cpuJobModule, type CpuJob, type CpuPool } from '../../lib/cpu-pool.js';
+import { SpeechError, type SpeechFailure } from '../../ports/speech.js';
 import { OUTPUT_FORMATS, type TextToSpeech } from '../../ports/text-to-speech.js';
-import { createEncoder } from '../tts/encoders.js';
-import { splitSentences } from '../tts/sentences.js';
-import { espeakEngine } from './espeak-wasm.js';
+import type { SpeakJobChunk, SpeakJobInput } from './espeak.job.js';
 
 const NORMAL_WPM = 175;
+
+/** The pool's kind for speech synthesis and encoding (the container sizes its queue). */
+export const SPEECH_KIND = 'speech';
+
+const SPEAK_JOB: CpuJob<SpeakJobInput, void, SpeakJobChunk> = {
+  kind: SPEECH_KIND,
+  module: cpuJobModule(import.meta.url, './espeak.job'),
+  name: 'speak',
+  reviveError: (failure) =>
+    failure.name === 'SpeechError'
+      ? new SpeechError(failure.message, failure.data.failure as SpeechFailure)
+      : new SpeechError(`espeak-ng failed: ${failure.message}`, 'provider'),
+};
+
+let sentences = 0;
+
+/** Sentences synthesised for this process (tests and benchmarks watch it). */
+export function espeakSentenceCount(): number {
+  return sentences;
+}
 
 export function wordsPerMinute(speedPercent: number | undefined): number {
   const wpm = Math.round((NORMAL_WPM * (speedPercent ?? 100)) / 100);
@@ -22,29 +43,21 @@ export function offlineVoiceOf(offlineVoice: string | undefined, languageCode: s
   return languageCode?.toLowerCase().startsWith('ar') ? 'ar' : 'en-us';
 }
 
-/** Lets other work (and the client's disconnect) in between two sentences. */
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-export function createEspeakTts(): TextToSpeech {
+export function createEspeakTts(pool: CpuPool): TextToSpeech {
   return {
     id: 'espeak-ng',
     formats: OUTPUT_FORMATS,
     async *synthesize(request, signal) {
-      const engine = await espeakEngine();
-      const voice = offlineVoiceOf(request.voice.offlineVoice, request.languageCode);
-      const rate = wordsPerMinute(request.speed);
-      let encoder: ReturnType<typeof createEncoder> | null = null;
-      for (const sentence of splitSentences(request.text)) {
-        signal.throwIfAborted();
-        const pcm = engine.speak(voice, rate, sentence);
-        encoder ??= createEncoder(request.format, pcm.sampleRate);
-        const bytes = encoder.push(pcm.samples);
-        if (bytes.length) yield bytes;
-        await yieldToLoop();
+      const input: SpeakJobInput = {
+        text: request.text,
+        voice: offlineVoiceOf(request.voice.offlineVoice, request.languageCode),
+        wordsPerMinute: wordsPerMinute(request.speed),
+        format: request.format,
+      };
+      const counted = (chunk: SpeakJobChunk) => void (chunk.sentence && sentences++);
+      for await (const chunk of pool.stream(SPEAK_JOB, input, { signal, onChunk: counted })) {
+        if (chunk.bytes.length) yield Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength);
       }
-      signal.throwIfAborted();
-      const rest = (encoder ?? createEncoder(request.format, 22_050)).end();
-      if (rest.length) yield rest;
     },
   };
 }

@@ -4,8 +4,9 @@
  * with `-v <voice> -s <wpm> -w <file> <text>`, the WAV read back from its in-memory file system.
  * The build exports only `main`, so between calls we put getopt's `optind` back to 0 (its address
  * is found once, at load, by watching which word moves from 1 to 3 when two arguments are parsed);
- * every call passes the same options so no flag of a previous call lingers. Calls are synchronous
- * on the one JS thread, so they never overlap.
+ * every call passes the same options so no flag of a previous call lingers. It is loaded in the
+ * CPU pool's worker threads (./espeak.job.ts), one engine per thread; calls are synchronous on
+ * that thread, so they never overlap.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -39,13 +40,6 @@ interface Exports {
 
 const OUT = '/switchboard.wav';
 let loading: Promise<EspeakEngine> | null = null;
-let sentences = 0;
-
-/** Sentences synthesised by this process (tests and benchmarks watch it). */
-export function espeakSentenceCount(): number {
-  return sentences;
-}
-
 /** Where the package is, or null when the optional dependency is not installed. */
 export function espeakPackageDir(): string | null {
   try {
@@ -127,7 +121,6 @@ async function load(dir: string): Promise<EspeakEngine> {
       } catch {
         throw new SpeechError(`espeak-ng produced no audio for voice ${voice}`, 'audio');
       }
-      sentences++;
       return wavPcm(wav);
     },
   };

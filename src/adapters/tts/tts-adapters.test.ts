@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
+import { createCpuPool } from '../../lib/cpu-pool.js';
 import { ttsFromConfig } from './tts-adapters.js';
 
-const engine = (env: Record<string, string>) => ttsFromConfig(loadConfig({ NODE_ENV: 'test', ...env }).tts);
+const pool = createCpuPool({ threads: 1, kinds: { speech: { queue: 1 } } });
+const engine = (env: Record<string, string>) => ttsFromConfig(loadConfig({ NODE_ENV: 'test', ...env }).tts, pool);
 
 describe('ttsFromConfig', () => {
   it('prefers ElevenLabs, then the OpenAI speech protocol, then the offline engine', () => {

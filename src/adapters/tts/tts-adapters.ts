@@ -1,5 +1,6 @@
 /** Text to speech chosen from config (DESIGN §9), or why there is none. */
 import type { TtsConfig } from '../../config.js';
+import type { CpuPool } from '../../lib/cpu-pool.js';
 import type { TextToSpeech } from '../../ports/text-to-speech.js';
 import { createElevenLabsTts } from '../elevenlabs/elevenlabs-tts.js';
 import { createEspeakTts } from '../espeak/espeak-tts.js';
@@ -13,7 +14,8 @@ export interface TtsAdapters {
   maxTextChars: number;
 }
 
-export function ttsFromConfig(config: TtsConfig): TtsAdapters {
+/** `cpu`: the pool the offline engine synthesises and encodes in. */
+export function ttsFromConfig(config: TtsConfig, cpu: CpuPool): TtsAdapters {
   const { elevenLabs, openAi, timeoutMs, maxTextChars } = config;
   if (elevenLabs.apiKey) {
     const tts = createElevenLabsTts({ ...elevenLabs, apiKey: elevenLabs.apiKey, timeoutMs });
@@ -23,7 +25,7 @@ export function ttsFromConfig(config: TtsConfig): TtsAdapters {
     const tts = createOpenAiTts({ baseUrl: openAi.url, apiKey: openAi.apiKey, model: openAi.model, timeoutMs });
     return { tts, reason: null, maxTextChars };
   }
-  if (espeakPackageDir()) return { tts: createEspeakTts(), reason: null, maxTextChars };
+  if (espeakPackageDir()) return { tts: createEspeakTts(cpu), reason: null, maxTextChars };
   return {
     tts: null,
     reason:

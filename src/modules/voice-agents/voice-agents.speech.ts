@@ -4,6 +4,7 @@
  * The engines come from the container; with none, a 503 says what to configure.
  */
 import { AppError, AppErrors } from '../../http/errors.js';
+import { CpuBusyError } from '../../lib/cpu-pool.js';
 import { SpeechError, type AudioFile, type SpeechToText } from '../../ports/speech.js';
 import {
   contentTypeOf,
@@ -50,6 +51,7 @@ export type VoiceSpeechService = ReturnType<typeof createVoiceSpeechService>;
 
 /** A SpeechError of text to speech as the family's error. */
 function ttsError(error: unknown, voiceId: string): unknown {
+  if (error instanceof CpuBusyError) return AppErrors.unavailable(error.message, error.retryAfterSeconds);
   if (!(error instanceof SpeechError)) return error;
   if (error.status === 404) return AppErrors.notFound('Voice', voiceId);
   if (error.status === 429) return AppErrors.tooManyRequests(`Text-to-speech provider is busy: ${error.message}`);

@@ -1,0 +1,160 @@
+/**
+ * A deployment on Slack: how fast an inbound event is acknowledged, and how long from the event
+ * to the reply reaching Slack beyond the model's own time.
+ *
+ *   npx tsx bench/channels/slack-events.ts [--samples 200] [--model-ms 100]
+ *
+ * The service runs in its own process (BENCH_DATABASE_URL, else a fresh database, dropped
+ * afterwards) with its workers on; the fake OpenAI-compatible provider in another, scripted to
+ * take `model-ms` (5 tokens, evenly spaced); the Slack peer of the tests (Web API + signer) in
+ * this process. An agent on that model is deployed on slack through the API (the roll-out's live
+ * check calls the peer's auth.test). Then, one after another, `samples` signed DMs, each a new
+ * thread: the acknowledgement time (request sent → 200 received) and the time from the event to
+ * the reply's arrival at the peer's chat.postMessage. The baseline, interleaved sample by sample:
+ * the same question as a whole-reply chat turn (`POST /api/v1/chat/agent/chat`) on a web
+ * deployment of the same agent — what the model and the turn take without the channel.
+ */
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { startSlackPeer } from '../../test/helpers/slack-peer.js';
+import {
+  apiClient,
+  benchDatabase,
+  benchPort,
+  fakeProviderEnv,
+  percentile,
+  startBenchService,
+  startFakeProviderProcess,
+  until,
+} from '../lib/harness.js';
+
+const { values } = parseArgs({
+  options: { samples: { type: 'string', default: '200' }, 'model-ms': { type: 'string', default: '100' } },
+});
+const samples = Number(values.samples);
+const modelMs = Number(values['model-ms']);
+const apiKey = 'sk_bench_channel_key_0000000001';
+const apiToken = 'ct_bench_channel_token_00000001';
+const REGION = '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001';
+
+const slack = await startSlackPeer();
+const fake = await startFakeProviderProcess();
+await fake.script({ tokens: ['The ', 'answer ', 'is ', 'forty-', 'two.'], delayMs: modelMs / 5 });
+const database = await benchDatabase('switchboard_bench_channels');
+const service = await startBenchService(
+  benchPort(),
+  database,
+  {
+    BOOTSTRAP_API_KEY: apiKey,
+    BOOTSTRAP_API_TOKEN: apiToken,
+    ALLOW_PRIVATE_URLS: 'true',
+    ...fakeProviderEnv(fake.url),
+  },
+  { cleanUp: async () => Promise.all([database.drop(), fake.close(), slack.close()]) },
+);
+const api = apiClient(service.base, apiKey);
+
+const stats = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+  };
+};
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+try {
+  const agent = await api('POST', '/api/public/agents', {
+    title: 'Bench',
+    instructions: 'Answer.',
+    model: 'fake:gpt-bench',
+  });
+  const integration = await api('POST', '/api/public/integrations', {
+    name: 'Slack',
+    type: 'slack',
+    config: {
+      bot_token: slack.token,
+      channel: 'C0SUPPORT',
+      signing_secret: slack.signingSecret,
+      base_url: slack.baseUrl,
+    },
+  });
+  const deploy = async (channel: string, config: string) => {
+    const deployment = await api('POST', '/api/public/deployments', {
+      deployable_type: 'agent',
+      deployable_id: agent.id,
+      channel,
+      region_id: REGION,
+      config,
+    });
+    await api('POST', `/api/public/deployments/${String(deployment.id)}/start`);
+    await until(
+      async () => (await api('GET', `/api/public/deployments/${String(deployment.id)}`)).status === 'active',
+      'roll-out',
+    );
+    return String(deployment.id);
+  };
+  const slackDeployment = await deploy('slack', JSON.stringify({ integration_id: integration.id }));
+  await deploy('web', '{}');
+
+  const ack: number[] = [];
+  const reply: number[] = [];
+  const chatTurn: number[] = [];
+  for (let i = -10; i < samples; i++) {
+    const ts = `1700000000.${String(i + 100).padStart(6, '0')}`;
+    const body = slack.envelope({
+      type: 'message',
+      channel: 'D0BENCH',
+      channel_type: 'im',
+      user: 'U0BENCH',
+      text: `Question ${i}?`,
+      ts,
+    });
+    const before = slack.posted.length;
+    const started = performance.now();
+    const res = await fetch(`${service.base}/channels/slack/${slackDeployment}/events`, {
+      method: 'POST',
+      headers: slack.sign(body),
+      body,
+    });
+    await res.text();
+    const acked = performance.now();
+    if (res.status !== 200) throw new Error(`event answered ${res.status}`);
+    while (slack.posted.length === before) await new Promise((resolve) => setImmediate(resolve));
+    const replied = performance.now();
+    const turnStarted = performance.now();
+    const turn = await fetch(`${service.base}/api/v1/chat/agent/chat`, {
+      method: 'POST',
+      headers: { 'x-api-token': apiToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_key: `agent:${String(agent.id)}:web:us-east`, query: `Question ${i}?` }),
+    });
+    await turn.text();
+    const turnEnded = performance.now();
+    if (i < 0) continue; // warm-up
+    ack.push(acked - started);
+    reply.push(replied - started);
+    chatTurn.push(turnEnded - turnStarted);
+  }
+  const a = stats(ack);
+  const r = stats(reply);
+  const c = stats(chatTurn);
+  console.log(
+    `samples ${samples}, model scripted to ${modelMs} ms, load average ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(`acknowledgement of a signed event      p50 ${ms(a.p50)}   p99 ${ms(a.p99)}   mean ${ms(a.mean)}`);
+  console.log(`event → reply at the Slack peer         p50 ${ms(r.p50)}   p99 ${ms(r.p99)}`);
+  console.log(`baseline: whole chat turn (same model)  p50 ${ms(c.p50)}   p99 ${ms(c.p99)}`);
+  console.log(
+    `event → reply beyond the model's time   p50 ${ms(r.p50 - modelMs)}   (beyond a whole chat turn: p50 ${ms(r.p50 - c.p50)})`,
+  );
+} finally {
+  await service.stop();
+  await fake.close();
+  await slack.close();
+  await database.drop();
+}

@@ -1,0 +1,173 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CpuBusyError,
+  CpuJobError,
+  cpuJobModule,
+  createCpuPool,
+  type CpuJob,
+  type CpuJobFailure,
+  type CpuPool,
+} from '../src/lib/cpu-pool.js';
+import { ParseError } from './helpers/cpu-jobs.js';
+
+const MODULE = cpuJobModule(import.meta.url, './helpers/cpu-jobs');
+const job = <I, O, C = never>(kind: string, name: string, extra: Partial<CpuJob<I, O, C>> = {}): CpuJob<I, O, C> => ({
+  kind,
+  module: MODULE,
+  name,
+  ...extra,
+});
+const gated = (kind = 'slow') => job<{ gate: SharedArrayBuffer; label: string }, string, string>(kind, 'gated');
+
+/** A gate a gated job waits on; open() lets every job behind it finish. */
+function gate() {
+  const buffer = new SharedArrayBuffer(4);
+  return {
+    buffer,
+    open() {
+      Atomics.store(new Int32Array(buffer), 0, 1);
+      Atomics.notify(new Int32Array(buffer), 0);
+    },
+  };
+}
+
+async function until(check: () => boolean) {
+  for (let i = 0; i < 600 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(check()).toBe(true);
+}
+
+let pool: CpuPool | null = null;
+afterEach(async () => {
+  await pool?.close(0);
+  pool = null;
+});
+
+describe('the CPU pool', () => {
+  it('runs a job on a worker thread and returns its result', async () => {
+    pool = createCpuPool({ threads: 1, kinds: { misc: { queue: 4 } } });
+    const ran = await pool.run(job<object, { isMainThread: boolean; threadId: number }>('misc', 'where'), {});
+    expect(ran.isMainThread).toBe(false);
+    expect(ran.threadId).toBeGreaterThan(0);
+    expect(await pool.run(job<{ value: unknown }, unknown>('misc', 'echo'), { value: { a: [1, 'two'] } })).toEqual({
+      a: [1, 'two'],
+    });
+  });
+
+  it('moves transferred input and streams chunks in order', async () => {
+    pool = createCpuPool({ threads: 1, kinds: { misc: { queue: 4 } } });
+    const bytes = new Uint8Array([1, 2, 3, 250]);
+    const total = await pool.run(
+      job<{ bytes: Uint8Array }, number>('misc', 'sum'),
+      { bytes },
+      { transfer: [bytes.buffer] },
+    );
+    expect(total).toBe(256);
+    expect(bytes.byteLength).toBe(0); // moved, not copied
+    const seen: number[] = [];
+    for await (const chunk of pool.stream(job<{ count: number; size: number }, number, Uint8Array>('misc', 'chunks'), {
+      count: 5,
+      size: 3,
+    })) {
+      expect(chunk).toHaveLength(3);
+      seen.push(chunk[0]!);
+    }
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('refuses a job with CpuBusyError when its kind’s queue is full, and counts the refusal', async () => {
+    pool = createCpuPool({ threads: 1, kinds: { slow: { queue: 2 }, other: { queue: 1 } } });
+    const door = gate();
+    const running = pool.run(gated(), { gate: door.buffer, label: 'a' });
+    const queued = [1, 2].map((i) => pool!.run(gated(), { gate: door.buffer, label: `q${i}` }));
+    await until(() => pool!.stats().slow!.running === 1);
+    expect(pool.stats().slow).toEqual({ queued: 2, running: 1, refused: 0 });
+    const refused = await pool.run(gated(), { gate: door.buffer, label: 'x' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(CpuBusyError);
+    expect((refused as CpuBusyError).reason).toBe('full');
+    expect((refused as CpuBusyError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(pool.stats().slow).toEqual({ queued: 2, running: 1, refused: 1 });
+    // Another kind has its own queue: it is accepted (and waits for the thread).
+    const other = pool.run(gated('other'), { gate: door.buffer, label: 'o' });
+    expect(pool.stats().other).toEqual({ queued: 1, running: 0, refused: 0 });
+    door.open();
+    expect(await Promise.all([running, ...queued, other])).toEqual(['a', 'q1', 'q2', 'o']);
+    expect(pool.stats().slow).toEqual({ queued: 0, running: 0, refused: 1 });
+  });
+
+  it('keeps a thread for other kinds when a kind’s running cap is below the threads', async () => {
+    pool = createCpuPool({ threads: 2, kinds: { heavy: { queue: 4, running: 1 }, light: { queue: 4 } } });
+    const door = gate();
+    const heavy = [1, 2].map((i) => pool!.run(gated('heavy'), { gate: door.buffer, label: `h${i}` }));
+    await until(() => pool!.stats().heavy!.running === 1);
+    expect(pool.stats().heavy!.queued).toBe(1);
+    expect(await pool.run(job<{ value: unknown }, unknown>('light', 'echo'), { value: 'quick' })).toBe('quick');
+    door.open();
+    expect(await Promise.all(heavy)).toEqual(['h1', 'h2']);
+  });
+
+  it('cancels a running job when its signal aborts, and drops a queued one', async () => {
+    pool = createCpuPool({ threads: 1, kinds: { slow: { queue: 4 } } });
+    const door = gate();
+    const first = new AbortController();
+    const second = new AbortController();
+    const running = pool.run(gated(), { gate: door.buffer, label: 'a' }, { signal: first.signal });
+    const queued = pool.run(gated(), { gate: door.buffer, label: 'b' }, { signal: second.signal });
+    await until(() => pool!.stats().slow!.running === 1);
+    second.abort();
+    await expect(queued).rejects.toThrow();
+    expect(pool.stats().slow!.queued).toBe(0);
+    first.abort();
+    await expect(running).rejects.toThrow();
+    // The job saw the flag and stopped: the thread is free without opening the gate.
+    await until(() => pool!.stats().slow!.running === 0);
+    expect(await pool.run(job<{ value: unknown }, unknown>('slow', 'echo'), { value: 1 })).toBe(1);
+  });
+
+  it('stops a stream’s job when the reader stops early', async () => {
+    pool = createCpuPool({ threads: 1, kinds: { slow: { queue: 4 } } });
+    const door = gate();
+    for await (const chunk of pool.stream(gated(), { gate: door.buffer, label: 'a' })) {
+      expect(chunk).toBe('started a');
+      break;
+    }
+    await until(() => pool!.stats().slow!.running === 0);
+  });
+
+  it('revives a job’s error type, or gives CpuJobError with its fields', async () => {
+    pool = createCpuPool({ threads: 1, kinds: { misc: { queue: 4 } } });
+    const plain = await pool.run(job<{ line: number }, never>('misc', 'fail'), { line: 7 }).catch((e: unknown) => e);
+    expect(plain).toBeInstanceOf(CpuJobError);
+    expect((plain as CpuJobError).failure).toEqual({
+      name: 'ParseError',
+      message: 'unexpected token',
+      data: { line: 7 },
+    });
+    const revive = (failure: CpuJobFailure) => new ParseError(failure.message, Number(failure.data.line));
+    const revived = await pool
+      .run(job<{ line: number }, never>('misc', 'fail', { reviveError: revive }), { line: 9 })
+      .catch((e: unknown) => e);
+    expect(revived).toBeInstanceOf(ParseError);
+    expect((revived as ParseError).line).toBe(9);
+  });
+
+  it('replaces a worker that dies, and one that runs past its kind’s time limit', async () => {
+    pool = createCpuPool({ threads: 1, kinds: { misc: { queue: 4 }, stuck: { queue: 1, timeoutMs: 500 } } });
+    await expect(pool.run(job('misc', 'crash'), {})).rejects.toThrow(/worker stopped/);
+    await expect(pool.run(job('stuck', 'spin'), {})).rejects.toThrow(/ran past 500 ms/);
+    expect(await pool.run(job<{ value: unknown }, unknown>('misc', 'echo'), { value: 'alive' })).toBe('alive');
+  });
+
+  it('refuses new jobs and the queued ones while closing', async () => {
+    pool = createCpuPool({ threads: 1, kinds: { slow: { queue: 4 } } });
+    const door = gate();
+    const running = pool.run(gated(), { gate: door.buffer, label: 'a' });
+    const queued = pool.run(gated(), { gate: door.buffer, label: 'b' }).catch((e: unknown) => e);
+    await until(() => pool!.stats().slow!.running === 1);
+    const closed = pool.close(30_000);
+    expect(await queued).toMatchObject({ name: 'CpuBusyError', reason: 'closing' });
+    await expect(pool.run(gated(), { gate: door.buffer, label: 'c' })).rejects.toMatchObject({ reason: 'closing' });
+    door.open();
+    expect(await running).toBe('a'); // a running job finishes within the grace
+    await closed;
+  });
+});

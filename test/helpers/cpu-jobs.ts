@@ -1,0 +1,65 @@
+/**
+ * Jobs for the CPU pool's tests, run in its worker threads. A gate is a shared word the test
+ * opens (Atomics.notify), so a job holds its thread exactly as long as a test needs, without timing.
+ */
+import type { CpuJobContext } from '../../src/lib/cpu-pool.js';
+
+export function echo(input: { value: unknown }) {
+  return input.value;
+}
+
+/** Holds the thread until the gate opens (or the job is cancelled), then answers its label. */
+export function gated(input: { gate: SharedArrayBuffer; label: string }, context: CpuJobContext<string>) {
+  const gate = new Int32Array(input.gate);
+  context.emit(`started ${input.label}`);
+  while (Atomics.load(gate, 0) === 0) {
+    Atomics.wait(gate, 0, 0, 50);
+    context.throwIfCancelled();
+  }
+  return input.label;
+}
+
+/** Emits `count` chunks, then the total of their lengths; the bytes are moved, not copied. */
+export function chunks(input: { count: number; size: number }, context: CpuJobContext<Uint8Array>) {
+  for (let i = 0; i < input.count; i++) {
+    const bytes = new Uint8Array(input.size).fill(i);
+    context.emit(bytes, [bytes.buffer]);
+  }
+  return input.count * input.size;
+}
+
+export function sum(input: { bytes: Uint8Array }) {
+  return input.bytes.reduce((total, byte) => total + byte, 0);
+}
+
+export class ParseError extends Error {
+  override readonly name = 'ParseError';
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
+    super(message);
+  }
+}
+
+export function fail(input: { line: number }) {
+  throw new ParseError('unexpected token', input.line);
+}
+
+/** Takes the thread down with it. */
+export function crash() {
+  process.exit(3);
+}
+
+/** Never returns by itself. */
+export function spin(): never {
+  for (;;) {
+    // busy
+  }
+}
+
+/** Where the job ran: a worker thread, not the caller's. */
+export async function where() {
+  const { isMainThread, threadId } = await import('node:worker_threads');
+  return { isMainThread, threadId };
+}
