@@ -3,7 +3,6 @@
  * validated config. Nothing else constructs these; tests build a container of their own.
  */
 import { Redis } from 'ioredis';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { createOutboxMailer } from './adapters/outbox/outbox-mailer.js';
 import { createSmtpMailer } from './adapters/smtp/smtp-mailer.js';
@@ -120,7 +119,6 @@ export interface Container {
   elevenLabs: ElevenLabsApi;
   /** Voice turns: a voice agent's main agent answers through the chat turn, spoken. */
   voiceRespond: VoiceRespond;
-  /** The web widget: keys, visitor sessions, its turns through chat, the script. */
   widget: WidgetModule;
   /** Starts the job queue (and its workers when config.runWorkers). */
   start(): Promise<void>;
@@ -196,10 +194,7 @@ export function createContainer(options: ContainerOptions): Container {
         callers.clear();
         companyRecords.clear();
       },
-      switchboard_serving_changed: () => {
-        serving.clear();
-        widgetRecords.clear();
-      },
+      switchboard_serving_changed: () => [serving, widgetRecords].forEach((cache) => cache.clear()),
       // Agents, deployments, regions or collections changed: the company's id, or a table's name
       // when every company's pages must go (migrations 0092–0094).
       switchboard_lists_changed: (payload) => pagesChanged(listPages, payload),
@@ -284,11 +279,7 @@ export function createContainer(options: ContainerOptions): Container {
     workflows: { find: (companyId, id) => workflows.routing.find(companyId, id) },
     publicBaseUrl: config.publicBaseUrl,
     log: log.child({ module: 'deployments' }),
-    servingChanged: () => {
-      serving.clear();
-      widgetRecords.clear();
-    },
-    // The widget module is built below; `config.widget` is checked and sealed when a config is written.
+    servingChanged: () => [serving, widgetRecords].forEach((cache) => cache.clear()),
     channelConfig: { prepare: (input) => widget.configRules.prepare(input) },
   });
   for (const job of deploymentJobs(deployments)) queue.defineTask(job);
@@ -432,6 +423,7 @@ export function createContainer(options: ContainerOptions): Container {
     providerVoices,
   });
 
+  const stream = { heartbeatMs: config.chat.heartbeatMs, retryMs: config.chat.streamRetryMs };
   const widget = createWidgetModule({
     db,
     clock,
@@ -440,9 +432,7 @@ export function createContainer(options: ContainerOptions): Container {
     box,
     publicBaseUrl: config.publicBaseUrl,
     chat,
-    stream: { heartbeatMs: config.chat.heartbeatMs, retryMs: config.chat.streamRetryMs },
-    // dist/web/widget.js beside src/ and dist/ alike (npm run build writes it).
-    scriptFile: fileURLToPath(new URL('../dist/web/widget.js', import.meta.url)),
+    stream,
     records: widgetRecords,
   });
 

@@ -1,4 +1,5 @@
 /** createWidgetModule(deps) → the web widget: its service, turns, events, script and config rules. */
+import { fileURLToPath } from 'node:url';
 import type { WidgetConfig } from '../../config.widget.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
@@ -24,14 +25,16 @@ export interface WidgetModuleDeps {
   publicBaseUrl: string;
   chat: Pick<ChatModule, 'turns' | 'streams' | 'resume' | 'conversations' | 'events'>;
   stream: StreamOptions;
-  /** The built script (dist/web/widget.js). */
-  scriptFile: string;
+  /** The built script; default dist/web/widget.js (the same from src/ and from dist/). */
+  scriptFile?: string;
   /** Keys' deployments, kept coherent by the serving-change notifications (migration 0120). */
   records: CoherentCache<WidgetRecord> | null;
 }
 
 export function createWidgetModule(deps: WidgetModuleDeps) {
-  const script = createWidgetScript(deps.scriptFile);
+  const script = createWidgetScript(
+    deps.scriptFile ?? fileURLToPath(new URL('../../../dist/web/widget.js', import.meta.url)),
+  );
   const tokens = createVisitorTokens({
     key: visitorTokenKey(deps.secretKey),
     ttlSeconds: deps.config.visitorTokenTtlSeconds,
