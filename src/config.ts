@@ -79,6 +79,11 @@ export interface ChatConfig {
   streamRetryMs: number;
   /** CHAT_MAX_TOOL_STEPS: model steps of one turn that may call tools (the step after them answers). */
   maxToolSteps: number;
+  /**
+   * CHAT_TURN_SWEEP_MS: how often a process beats its turn heartbeat and (with workers) records
+   * the turns of processes that died mid-turn as failed (dead after three missed beats).
+   */
+  turnSweepMs: number;
 }
 
 const LLM_PROVIDER_TYPES = ['openai', 'anthropic', 'openai-compatible'] as const;
@@ -445,6 +450,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       streamResumeMs: int(env, 'CHAT_STREAM_RESUME_MS', 15_000, 0, 600_000),
       streamRetryMs: int(env, 'CHAT_STREAM_RETRY_MS', 3000, 0, 600_000),
       maxToolSteps: int(env, 'CHAT_MAX_TOOL_STEPS', 5, 0, 50),
+      turnSweepMs: int(env, 'CHAT_TURN_SWEEP_MS', 10_000, 100, 600_000),
     },
     knowledge: knowledgeConfig(env),
     speech: speechConfig(env),

@@ -459,10 +459,13 @@ export function createContainer(options: ContainerOptions): Container {
       if (config.runWorkers) await knowledge.recover();
       if (config.runWorkers) rollupFolder.start();
       if (config.runWorkers && config.webhooks.worker) webhooks.dispatcher.start();
+      // Every process serving turns beats; where workers run, interrupted turns are recorded.
+      await chat.journal.start({ sweep: config.runWorkers });
     },
     async close() {
       if (closed) return;
       closed = true;
+      await chat.journal.stop();
       await webhooks.dispatcher.stop();
       await queue.stop();
       await rollupFolder.stop();

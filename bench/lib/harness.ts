@@ -69,7 +69,8 @@ export async function startService(
     await closed;
   };
   let ready = false;
-  for (let i = 0; i < 300 && !ready; i++) {
+  // Up to a minute: tsx compiles the service on start, slow on a loaded machine.
+  for (let i = 0; i < 600 && !ready; i++) {
     ready = await fetch(`${base}/readyz`).then(
       (r) => r.ok,
       () => false,

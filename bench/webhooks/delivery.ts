@@ -101,13 +101,14 @@ try {
   const verifier = new Webhook(one.secret);
   let arrived: (at: number) => void = () => undefined;
   one.onArrival = (_id, body, headers) => {
+    if (!headers['webhook-id']) return; // the baseline's direct POST
     verifier.verify(body, headers);
     arrived(performance.now());
   };
   const wait = () => new Promise<number>((resolve) => (arrived = resolve));
   let sampleBody = '';
   one.onArrival = ((inner) => (id: string, body: string, headers: Record<string, string>) => {
-    sampleBody = body;
+    if (headers['webhook-id']) sampleBody = body;
     inner(id, body, headers);
   })(one.onArrival);
   for (let i = 0; i < 10; i++) {
@@ -125,7 +126,10 @@ try {
     await fetch(one.url, { method: 'POST', body: sampleBody, headers: { 'content-type': 'application/json' } });
     direct.push(performance.now() - began);
   }
-  await api('PATCH', `/api/public/webhooks/${created.id as string}`, { enabled: false });
+  await fetch(`${service.base}/api/public/webhooks/${created.id as string}`, {
+    method: 'DELETE',
+    headers: { 'x-api-key': apiKey },
+  });
   console.log(`\ncommitted event → verified delivery, ${samples} sequential samples`);
   console.log(`  webhook delivery            ${stats(latencies)}`);
   console.log(`  direct POST (baseline)      ${stats(direct)}`);

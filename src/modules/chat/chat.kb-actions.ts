@@ -32,20 +32,57 @@ export function orderReference(query: string): string | null {
   return null;
 }
 
-const SAY = {
+interface ActionPhrases {
+  order(summary: string): string;
+  orderFailed(ref: string): string;
+  ticket(id: string | null): string;
+  team: string;
+}
+
+const SAY: Record<Language, ActionPhrases> = {
   en: {
-    order: (summary: string) => `Here is what I found: ${summary}.`,
-    orderFailed: (ref: string) => `I couldn't look up order #${ref} right now.`,
-    ticket: (id: string | null) => (id ? `I opened ticket #${id} for you.` : 'I opened a ticket for you.'),
+    order: (summary) => `Here is what I found: ${summary}.`,
+    orderFailed: (ref) => `I couldn't look up order #${ref} right now.`,
+    ticket: (id) => (id ? `I opened ticket #${id} for you.` : 'I opened a ticket for you.'),
     team: "I've let the team know.",
   },
   ar: {
-    order: (summary: string) => `إليك ما وجدته: ${summary}.`,
-    orderFailed: (ref: string) => `تعذّر عليّ الاطلاع على الطلب رقم ${ref} الآن.`,
-    ticket: (id: string | null) => (id ? `فتحت لك التذكرة رقم ${id}.` : 'فتحت لك تذكرة.'),
+    order: (summary) => `إليك ما وجدته: ${summary}.`,
+    orderFailed: (ref) => `تعذّر عليّ الاطلاع على الطلب رقم ${ref} الآن.`,
+    ticket: (id) => (id ? `فتحت لك التذكرة رقم ${id}.` : 'فتحت لك تذكرة.'),
     team: 'أبلغت الفريق.',
   },
-} as const;
+  fr: {
+    order: (summary) => `Voici ce que j'ai trouvé : ${summary}.`,
+    orderFailed: (ref) => `Je n'ai pas pu consulter la commande n° ${ref} pour le moment.`,
+    ticket: (id) => (id ? `J'ai ouvert le ticket n° ${id} pour vous.` : "J'ai ouvert un ticket pour vous."),
+    team: "J'ai prévenu l'équipe.",
+  },
+  de: {
+    order: (summary) => `Das habe ich gefunden: ${summary}.`,
+    orderFailed: (ref) => `Ich konnte die Bestellung #${ref} gerade nicht abrufen.`,
+    ticket: (id) => (id ? `Ich habe das Ticket #${id} für Sie eröffnet.` : 'Ich habe ein Ticket für Sie eröffnet.'),
+    team: 'Ich habe das Team informiert.',
+  },
+  es: {
+    order: (summary) => `Esto es lo que he encontrado: ${summary}.`,
+    orderFailed: (ref) => `No he podido consultar el pedido n.º ${ref} en este momento.`,
+    ticket: (id) => (id ? `He abierto el ticket n.º ${id} para usted.` : 'He abierto un ticket para usted.'),
+    team: 'He avisado al equipo.',
+  },
+  pt: {
+    order: (summary) => `Eis o que encontrei: ${summary}.`,
+    orderFailed: (ref) => `Não consegui consultar a encomenda n.º ${ref} neste momento.`,
+    ticket: (id) => (id ? `Abri o pedido de suporte n.º ${id} para si.` : 'Abri um pedido de suporte para si.'),
+    team: 'Avisei a equipa.',
+  },
+  it: {
+    order: (summary) => `Ecco cosa ho trovato: ${summary}.`,
+    orderFailed: (ref) => `Non sono riuscito a consultare l'ordine n. ${ref} in questo momento.`,
+    ticket: (id) => (id ? `Ho aperto il ticket n. ${id} per lei.` : 'Ho aperto un ticket per lei.'),
+    team: 'Ho avvisato il team.',
+  },
+};
 
 export function actionPhrases(language: Language) {
   return SAY[language];

@@ -12,7 +12,7 @@
  * words close together (a sliding window). Measured by bench/chat/kb-answers.ts and
  * bench/answers/run.ts; the trade-off of right against false answers by bench/answers/curve.ts.
  */
-import { contentTerms, expandTerms, normalizeArabic } from '../knowledge/index.js';
+import { contentTerms, expandTerms, languageOfText, normalizeArabic, type TermLanguage } from '../knowledge/index.js';
 import { answerTypeOf } from './chat.answer-types.js';
 import type { Citation } from './chat.tables.js';
 
@@ -25,9 +25,12 @@ export interface KbPassage {
   score: number;
   /** The document's alternative questions (FAQ mode), when it has some. */
   questions?: string[];
+  /** The document's language (ISO 639-1), as the search reports it; told from the text when absent. */
+  language?: string | null;
 }
 
-export type Language = 'en' | 'ar';
+/** The languages the responder reads and answers in: English, Arabic, French, German, Spanish, Portuguese, Italian. */
+export type Language = TermLanguage;
 
 export interface KbAnswer {
   /** The answer as sentences, in the order they should be shown. */
@@ -78,16 +81,13 @@ export const ANSWER_RULES: AnswerRules = {
 
 export { contentTerms, normalizeArabic };
 
-export function languageOf(text: string): Language {
-  let arabic = 0;
-  let latin = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0x0600 && code <= 0x06ff) arabic++;
-    else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) latin++;
-  }
-  return arabic > latin ? 'ar' : 'en';
-}
+/** The language of a question or a sentence: script, then function words and letters (English when unsure). */
+export const languageOf: (text: string) => Language = languageOfText;
+
+const LANGUAGES = new Set<string>(['en', 'ar', 'fr', 'de', 'es', 'pt', 'it']);
+/** A passage's language: the document's as stored, else told from its text. */
+const passageLanguage = (passage: KbPassage): Language =>
+  passage.language && LANGUAGES.has(passage.language) ? (passage.language as Language) : languageOf(passage.text);
 
 const segmenters = new Map<string, Intl.Segmenter>();
 function splitSentences(text: string, language: Language): string[] {
@@ -112,20 +112,39 @@ const stripLabel = (sentence: string) => sentence.replace(/^(?:q|a|question|answ
 
 /** Stands among a question's terms for "a number" when the question asks how long, how many, when… */
 const NUMBER = '#number';
-const ASKS_NUMBER = /\b(?:how (?:long|many|much|often|soon)|when)\b|(?<!\p{L})(?:كم|متي)(?!\p{L})/iu;
+const ASKS_NUMBER =
+  /\b(?:how (?:long|many|much|often|soon)|when)\b|(?<!\p{L})(?:كم|متي|combien|quand|wie (?:lange|viele?|oft)|wann|wieviel|cu[aá]nt[oa]s?|cu[aá]ndo|quant[oa]s?|quando)(?!\p{L})/iu;
 /**
  * Words that only frame such a question ("how long does it take", "when will it arrive"): they
  * name no topic, and an answer need not repeat them.
  */
-const FRAMING = /\b(?:how (?:long|often|soon)|when)\b/i;
+const FRAMING =
+  /\b(?:how (?:long|often|soon)|when)\b|(?<!\p{L})(?:combien de temps|quand|wie lange|wie oft|wann|cu[aá]nto tiempo|cu[aá]ndo|quanto tempo|quando)(?!\p{L})/iu;
+const FRAMING_WORDS: Record<Language, string> = {
+  en: 'long often soon take takes took taken taking arrive arrives arrived arriving',
+  ar: '',
+  fr: 'temps longtemps faut prend prendre durée arrive arriver arrivera',
+  de: 'lange dauert dauern dauerte oft ankommen kommt kommen',
+  es: 'tiempo tarda tardan tardar demora demoran llega llegan llegar',
+  pt: 'tempo demora demoram demorar leva levam levar chega chegam chegar',
+  it: 'tempo ci vuole vogliono impiega richiede arriva arrivano arrivare',
+};
 const FRAMING_TERMS = new Set(
-  contentTerms('long often soon take takes took taken taking arrive arrives arrived arriving'),
+  (Object.entries(FRAMING_WORDS) as [Language, string][]).flatMap(([language, list]) => contentTerms(list, language)),
 );
 /** Number words, for answers that spell their numbers out. */
+const NUMBER_WORDS: Record<Language, string> = {
+  en: 'one two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand million',
+  ar: 'واحد اثنان اثنين اثني ثلاث ثلاثة أربع أربعة خمس خمسة ست ستة سبع سبعة ثماني ثمانية تسع تسعة عشر عشرة عشرون عشرين مئة مائة ألف مليون',
+  fr: 'un une deux trois quatre cinq six sept huit neuf dix onze douze quinze vingt trente cent mille million',
+  de: 'ein eine eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig hundert tausend million',
+  es: 'uno una dos tres cuatro cinco seis siete ocho nueve diez once doce quince veinte treinta cien mil millón',
+  pt: 'um uma dois duas três quatro cinco seis sete oito nove dez onze doze quinze vinte trinta cem mil milhão',
+  it: 'uno una due tre quattro cinque sei sette otto nove dieci undici dodici quindici venti trenta cento mille milione',
+};
 const NUMBER_TERMS = new Set(
-  contentTerms(
-    'one two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand million ' +
-      'واحد اثنان اثنين اثني ثلاث ثلاثة أربع أربعة خمس خمسة ست ستة سبع سبعة ثماني ثمانية تسع تسعة عشر عشرة عشرون عشرين مئة مائة ألف مليون',
+  (Object.entries(NUMBER_WORDS) as [Language, string][]).flatMap(([language, list]) =>
+    list.split(' ').flatMap((word) => (contentTerms(word, language).length ? contentTerms(word, language) : [word])),
   ),
 );
 function hasNumber(text: string, terms: ReadonlySet<string>): boolean {
@@ -139,8 +158,8 @@ function hasNumber(text: string, terms: ReadonlySet<string>): boolean {
  * question for a quantity, plus NUMBER for such a question (its answer holds a number). None when
  * the question names nothing to look for.
  */
-function questionTerms(query: string): string[] {
-  let terms = [...new Set(contentTerms(query))];
+function questionTerms(query: string, language: Language): string[] {
+  let terms = [...new Set(contentTerms(query, language))];
   if (FRAMING.test(query)) terms = terms.filter((term) => !FRAMING_TERMS.has(term));
   if (terms.length > 0 && ASKS_NUMBER.test(normalizeArabic(query))) terms.push(NUMBER);
   return terms;
@@ -301,11 +320,12 @@ function candidates(
   const found: Candidate[] = [];
   split.forEach((sentences, passage) => {
     const titleText = (passages[passage] as KbPassage).title;
-    const titleTerms = contentTerms(titleText);
+    const language = passageLanguage(passages[passage] as KbPassage);
+    const titleTerms = contentTerms(titleText, language);
     const title = new Set(titleTerms);
     // The document's own questions read as question lines of every sentence of the passage.
     const asked = ((passages[passage] as KbPassage).questions ?? []).map((text): Sentence => {
-      const sequence = contentTerms(text);
+      const sequence = contentTerms(text, language);
       return { text, terms: new Set(sequence), sequence };
     });
     const askedBest = asked.reduce<{ line: Sentence | null; own: number }>(
@@ -399,13 +419,13 @@ function confidence(x: AnswerEvidence, rules: AnswerRules): number {
 
 /** The evidence of the best-supported sentence for `query` (null: no candidate), for the bench's calibration. */
 export function answerEvidence(query: string, passages: KbPassage[], rules = ANSWER_RULES) {
-  const found = scoreSentences(query, passages, rules);
+  const found = scoreSentences(query, inLanguage(query, passages), rules);
   return found && { text: found.top.text, evidence: found.evidence };
 }
 
 /** Every candidate sentence scored, the best-supported one (the first of equals) and its evidence. */
 function scoreSentences(query: string, passages: KbPassage[], rules: AnswerRules) {
-  const queryTerms = questionTerms(query);
+  const queryTerms = questionTerms(query, languageOf(query));
   if (queryTerms.length === 0 || passages.length === 0) return null;
   const split = splitPassages(passages, queryTerms.includes(NUMBER));
   const type = answerTypeOf(query);
@@ -415,17 +435,30 @@ function scoreSentences(query: string, passages: KbPassage[], rules: AnswerRules
 }
 
 function splitPassages(passages: KbPassage[], asksNumber: boolean): Sentence[][] {
-  return passages.map((passage) =>
-    splitSentences(passage.text, languageOf(passage.text)).map((text): Sentence => {
-      const sequence = contentTerms(text);
+  return passages.map((passage) => {
+    const language = passageLanguage(passage);
+    return splitSentences(passage.text, language).map((text): Sentence => {
+      const sequence = contentTerms(text, language);
       const terms = new Set(sequence);
       if (asksNumber && hasNumber(text, terms)) terms.add(NUMBER);
       return { text, terms, sequence };
-    }),
-  );
+    });
+  });
 }
 
-export function answerFromKnowledge(query: string, passages: KbPassage[], rules = ANSWER_RULES): KbAnswer {
+/**
+ * The passages in the question's language when there are some (no answer from another language's
+ * article when one in the customer's answers: Spanish and Portuguese articles share many words),
+ * else all of them.
+ */
+function inLanguage(query: string, passages: KbPassage[]): KbPassage[] {
+  const language = languageOf(query);
+  const own = passages.filter((passage) => passageLanguage(passage) === language);
+  return own.length ? own : passages;
+}
+
+export function answerFromKnowledge(query: string, retrieved: KbPassage[], rules = ANSWER_RULES): KbAnswer {
+  const passages = inLanguage(query, retrieved);
   const language = languageOf(query);
   const empty: KbAnswer = { sentences: [], citations: [], found: false, language };
   const found = scoreSentences(query, passages, rules);
@@ -459,24 +492,8 @@ export function answerFromKnowledge(query: string, passages: KbPassage[], rules 
   return { sentences: chosen.map((candidate) => candidate.text), citations, found: true, language };
 }
 
-const PHRASES = {
-  en: {
-    notFound: "I couldn't find an answer to that in our knowledge base.",
-    offer: 'Would you like me to connect you with a member of our team?',
-    escalated: "I'm handing this conversation to a member of our team; they will get back to you.",
-    sources: 'Sources',
-  },
-  ar: {
-    notFound: 'لم أجد إجابة عن سؤالك في قاعدة المعرفة لدينا.',
-    offer: 'هل تريد أن أحولك إلى أحد أعضاء فريقنا؟',
-    escalated: 'سأحوّل هذه المحادثة إلى أحد أعضاء فريقنا، وسيتواصلون معك قريباً.',
-    sources: 'المصادر',
-  },
-} as const;
-
-export function phrases(language: Language) {
-  return PHRASES[language];
-}
+/** The responder's own sentences (not found, the offer of a person, hand-off, sources) in each language. */
+export { phrases } from './chat.kb-phrases.js';
 
 /** The user asks for a person rather than an answer. */
 export { asksForHuman } from './chat.asks-for-person.js';

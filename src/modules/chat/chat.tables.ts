@@ -78,7 +78,27 @@ export interface ConversationFeedbackTable {
   updated_at: DefaultTimestamp;
 }
 
+/** A turn in progress (migration 0106; chat.turn-journal.ts). */
+export interface ChatPendingTurnsTable {
+  id: string;
+  company_id: string;
+  conversation_id: string;
+  agent_id: string;
+  deployment_id: string | null;
+  query: string;
+  owner: string;
+  started_at: DefaultTimestamp;
+}
+
+/** The processes running turns, by their heartbeat (migration 0106). */
+export interface ChatTurnOwnersTable {
+  id: string;
+  seen_at: DefaultTimestamp;
+}
+
 export interface ChatTables {
+  chat_pending_turns: ChatPendingTurnsTable;
+  chat_turn_owners: ChatTurnOwnersTable;
   conversations: ConversationsTable;
   conversation_messages: ConversationMessagesTable;
   conversation_feedback: ConversationFeedbackTable;

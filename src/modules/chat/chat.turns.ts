@@ -26,6 +26,7 @@ import * as repo from './chat.repo.js';
 import { parseHistory, transcribe } from './chat.turn-input.js';
 import { createTurnWriter } from './chat.turn-write.js';
 import type { KbPassage } from './chat.kb-responder.js';
+import type { TurnJournal } from './chat.turn-journal.js';
 import type { ChatRuntime, TurnOptions, TurnOutcome, TurnUsage } from './chat.runtime.js';
 import { toolChunk } from './chat.tool-records.js';
 import type { ToolAction } from './chat.tools.js';
@@ -54,6 +55,8 @@ export interface TurnsDeps {
   workflows?: WorkflowRouter | null;
   /** Called once a turn's records have committed. */
   turnCommitted?: ((companyId: string) => void) | null;
+  /** Turns in progress (chat.turn-journal.ts): the question durable before the turn's work starts. */
+  journal?: Pick<TurnJournal, 'begin' | 'end'> | null;
   /** Hand-off transitions: a turn starts one when the agent escalates; a person's conversation takes no agent turn. */
   handoff?: HandoffService | null;
   log: { warn(obj: object, msg: string): void };
@@ -358,6 +361,7 @@ export function createTurns(deps: TurnsDeps) {
       const actions: ToolAction[] = [];
       let outcome: TurnOutcome | null = null;
       let failure: unknown = null;
+      let journaled = false;
       try {
         if (turn.audio && deps.speech.stt) {
           const heard = await transcribe(deps.speech.stt, turn.audio, signal);
@@ -368,6 +372,19 @@ export function createTurns(deps: TurnsDeps) {
         if (turn.held) {
           const held = await holdForPerson(turn, emit);
           if (held) return held;
+        }
+        // The question is durable before the model, a tool or a voice step starts.
+        if (deps.journal) {
+          await turn.persist();
+          await deps.journal.begin({
+            id: turn.id,
+            companyId: turn.caller.companyId,
+            conversationId,
+            agentId: turn.agent.id,
+            deploymentId: turn.deploymentId,
+            query: turn.query,
+          });
+          journaled = true;
         }
         if (turn.handoff) emit(handoffChunk(turn.handoff));
         outcome = await deps.runtime.respond(
@@ -421,7 +438,13 @@ export function createTurns(deps: TurnsDeps) {
         finish === 'stop' && outcome
           ? outcome
           : { text, citations: [], resolved: false, escalated: false, retrieved: 0, model: turn.agent.model, actions };
-      const messageId = turn.query ? await saveTurn(turn, final, finish, elapsed) : null;
+      let messageId: string | null = null;
+      try {
+        messageId = turn.query ? await saveTurn(turn, final, finish, elapsed) : null;
+      } finally {
+        // Written (or refused): out of the journal. A row left by a failed delete is swept later.
+        if (journaled) await deps.journal!.end(turn.id).catch(() => undefined);
+      }
       const failed = actions.filter((action) => action.status === 'failed');
       if (turn.deploymentId && deps.deployments && failed.length) {
         for (const action of failed)

@@ -23,6 +23,7 @@ import { createChatRuntime } from './chat.runtime.js';
 import { createResume } from './chat.resume.js';
 import { createConversationsService } from './chat.service.js';
 import { createStreamHub } from './chat.stream-hub.js';
+import { createTurnJournal } from './chat.turn-journal.js';
 import { createTurns, type ServingRecord, type TurnMetrics } from './chat.turns.js';
 
 export type { PreparedTurn, ServingRecord, TurnResult } from './chat.turns.js';
@@ -95,7 +96,18 @@ export function createChatModule(deps: ChatModuleDeps) {
   const events = createConversationEvents({ db: deps.db, log: deps.log });
   const deliveries = createDeliveryRegistry({ timeoutMs: deps.deliveryTimeoutMs ?? 10_000 });
   const handoff = createHandoff({ db: deps.db, events, deliveries, supportQueries });
+  const journal = createTurnJournal({
+    db: deps.db,
+    supportQueries,
+    deployments,
+    heartbeatMs: deps.config.turnSweepMs,
+    // Past any turn's own time limit (the model's, plus tools and the write), whoever runs it.
+    staleTurnMs: deps.config.llmTimeoutMs * 2 + 5 * 60_000,
+    log: deps.log,
+  });
   return {
+    /** Turns in progress, kept so a process dying mid-turn leaves a recorded failed turn (`start`/`stop`/`sweep`). */
+    journal,
     /** Hand-off transitions: the inbox's (assign, take over, release, close, reply) and the turn's. */
     handoff,
     runtime,
@@ -128,6 +140,7 @@ export function createChatModule(deps: ChatModuleDeps) {
       metrics: deps.metrics ?? null,
       workflows: deps.workflows ?? null,
       turnCommitted: deps.turnCommitted ?? null,
+      journal,
       handoff,
       log: deps.log,
     }),

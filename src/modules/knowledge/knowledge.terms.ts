@@ -5,6 +5,11 @@
  * attached pronouns). PostgreSQL's configurations stay the stemmers of the search itself; these
  * terms only decide, within a few passages, which words meet.
  */
+import { stemmer as stemFrench } from '@orama/stemmers/french';
+import { stemmer as stemGerman } from '@orama/stemmers/german';
+import { stemmer as stemItalian } from '@orama/stemmers/italian';
+import { stemmer as stemPortuguese } from '@orama/stemmers/portuguese';
+import { stemmer as stemSpanish } from '@orama/stemmers/spanish';
 import porter2 from 'wink-porter2-stemmer';
 
 const ARABIC_VARIANTS = /[\u064B-\u065F\u0670\u0640أإآٱىة]/g;
@@ -83,16 +88,126 @@ function stemEnglish(word: string): string {
   return stem;
 }
 
-const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu;
+/**
+ * Stop words of the other Latin-script languages the answerer reads (function words, question
+ * words, the verbs of asking), and their Snowball stemmers (@orama/stemmers: the algorithms of
+ * PostgreSQL's french, german, spanish, portuguese and italian configurations).
+ */
+const LATIN: Record<'fr' | 'de' | 'es' | 'pt' | 'it', { stop: Set<string>; stem: (word: string) => string }> = {
+  fr: {
+    stem: stemFrench,
+    stop: wordSet(
+      'a à au aux avec ce ces cet cette ceci cela ça dans de des du elle elles en et est être eu il ils je j la le les leur leurs lui ma mais me mes moi mon ne nos notre nous on ou où par pas pour qu que quel quelle quels quelles qui quoi sa se ses si son sont sur ta te tes toi ton tu un une vos votre vous y c d l m n s t ai as avez avons ont suis es était sera peut peux puis pouvez dois doit faut comment combien quand pourquoi est-ce estce faire fait fais bonjour merci svp plaît plait il-y voudrais veux aimerais savoir dire besoin aussi très tout tous toute toutes',
+    ),
+  },
+  de: {
+    stem: stemGerman,
+    stop: wordSet(
+      'der die das den dem des ein eine einen einem einer eines und oder aber wenn dann als wie wo was wer wen wem wessen warum wann welche welcher welches wieviel wie viel ist sind war waren bin bist seid sein hat haben habe hast hatte kann kannst können könnt konnte muss musst müssen soll sollte darf dürfen will wollen möchte möchten würde ich du er sie es wir ihr mich mir dich dir uns euch ihn ihm ihnen mein meine meinen meinem meiner dein deine unser unsere ihr ihre ihren sein seine nicht kein keine keinen noch schon auch nur sehr zu zum zur im in an am auf aus bei mit nach von vor für über unter um durch bis ob dass hallo bitte danke gibt es man wird werden wurde mal denn doch ja nein',
+    ),
+  },
+  es: {
+    stem: stemSpanish,
+    stop: wordSet(
+      'el la los las un una unos unas y o pero si de del al a en con por para sin sobre entre que qué quien quién cual cuál cuales cuánto cuanto cuánta cuanta cuántos cuantos cuándo cuando cómo como dónde donde por qué porque es son está están estoy era fue ser estar hay he has ha hemos han puedo puede puedes pueden podría debo debe tengo tiene tienes tienen mi mis tu tus su sus nuestro nuestra yo tú él ella nosotros ustedes usted me te se nos le les lo no sí ya muy también más menos hola gracias favor quiero quisiera necesito saber este esta esto ese esa eso',
+    ),
+  },
+  pt: {
+    stem: stemPortuguese,
+    stop: wordSet(
+      'o a os as um uma uns umas e ou mas se de do da dos das ao aos à às em no na nos nas com por pelo pela para sem sobre que quê quem qual quais quanto quanta quantos quantas quando como onde porque por que é são está estão estou era foi ser estar há tem têm tenho posso pode podem poderia devo deve meu minha meus minhas seu sua seus suas nosso nossa eu tu ele ela nós vocês você me te se nos lhe lhes não sim já muito também mais menos olá oi obrigado obrigada favor quero queria preciso saber este esta isto esse essa isso',
+    ),
+  },
+  it: {
+    stem: stemItalian,
+    stop: wordSet(
+      'il lo la i gli le un uno una e o ma se di del dello della dei degli delle a al allo alla ai agli alle da dal dalla dai in nel nello nella nei negli nelle con su sul sulla per tra fra che chi cosa quale quali quanto quanta quanti quante quando come dove perché è sono sei siamo era stato essere ho hai ha abbiamo hanno posso puoi può possono potrei devo deve mio mia miei mie tuo tua suo sua nostro nostra io tu lui lei noi voi loro mi ti si ci vi gli ne non sì già molto anche più meno ciao grazie favore voglio vorrei devo sapere questo questa quello quella',
+    ),
+  },
+};
 
-/** Content words of a text, normalised and stemmed. */
-export function contentTerms(text: string): string[] {
+function wordSet(list: string): Set<string> {
+  return new Set(list.split(' ').map((word) => word.replace(/['’]/g, '')));
+}
+
+/** Languages the answerer reads: English, Arabic and these. */
+export type TermLanguage = 'en' | 'ar' | keyof typeof LATIN;
+export const TERM_LANGUAGES: readonly TermLanguage[] = ['en', 'ar', 'fr', 'de', 'es', 'pt', 'it'];
+
+/** Letters that only some of the languages write. */
+const MARKS: [RegExp, Partial<Record<TermLanguage, number>>][] = [
+  [/[ßäöü]/g, { de: 2 }],
+  [/[ñ¿¡]/g, { es: 3 }],
+  [/[ãõ]/g, { pt: 3 }],
+  [/ç/g, { fr: 1, pt: 1 }],
+  [/[èêëîûœ]/g, { fr: 1.5 }],
+  [/[ìò]/g, { it: 1.5 }],
+  [/[áíóú]/g, { es: 1, pt: 1 }],
+  [/[àù]/g, { fr: 1, it: 1 }],
+];
+
+/**
+ * The language of a short text (a customer's question), by its function words and the letters
+ * only some languages write: script first (Arabic), then the Latin-script language whose stop
+ * words and letters it holds most; English when none stands out.
+ */
+export function languageOfText(text: string): TermLanguage {
+  let arabic = 0;
+  let latin = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x0600 && code <= 0x06ff) arabic++;
+    else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0xc0 && code <= 0x24f))
+      latin++;
+  }
+  if (arabic > latin) return 'ar';
+  const lower = text.normalize('NFC').toLowerCase();
+  const tokens = lower.match(/\p{L}+/gu) ?? [];
+  const score: Record<TermLanguage, number> = { en: 0, ar: 0, fr: 0, de: 0, es: 0, pt: 0, it: 0 };
+  for (const token of tokens) {
+    if (EN_STOP.has(token)) score.en += 1;
+    for (const [language, { stop }] of Object.entries(LATIN)) if (stop.has(token)) score[language as TermLanguage] += 1;
+  }
+  for (const [pattern, weights] of MARKS) {
+    const count = lower.match(pattern)?.length ?? 0;
+    if (count)
+      for (const [language, weight] of Object.entries(weights)) score[language as TermLanguage] += count * weight;
+  }
+  // French elisions (l'…, d'…, qu'…) and the contractions of the others.
+  score.fr += (lower.match(/\b(?:l|d|qu|j|n|s|c)['’]\p{L}/gu)?.length ?? 0) * 1.5;
+  let best: TermLanguage = 'en';
+  for (const language of ['fr', 'de', 'es', 'pt', 'it'] as const) if (score[language] > score[best]) best = language;
+  return best;
+}
+
+const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu;
+const latinStems = new Map<string, string>();
+
+/**
+ * Content words of a text, normalised and stemmed. Latin-script words are read as `language`'s
+ * (English when none is given: the lexicon's and the existing benches' reading); Arabic words
+ * always as Arabic.
+ */
+export function contentTerms(text: string, language: TermLanguage = 'en'): string[] {
+  const other = language === 'en' || language === 'ar' ? null : LATIN[language];
   // Arabic diacritics are marks, not letters: they go before the split so that they do not cut words.
   const words = foldArabic(text.normalize('NFKC').toLowerCase()).match(WORD) ?? [];
   const terms: string[] = [];
   for (const raw of words) {
     if (ARABIC.test(raw)) {
       if (raw.length >= 2 && !AR_STOP.has(raw)) terms.push(stemArabic(raw));
+    } else if (other) {
+      // Elided articles and pronouns (l', d', qu', dell') are stop words of their own.
+      const word = raw.replace(/^(?:[ldjmnstc]|qu|dell|dall|nell|sull|all|un)['’]/, '').replace(/['’]/g, '');
+      if (other.stop.has(word) || !(word.length >= 2 || /\d/.test(word))) continue;
+      const key = `${language}:${word}`;
+      let stem = latinStems.get(key);
+      if (stem === undefined) {
+        stem = other.stem(word);
+        if (latinStems.size >= 50_000) latinStems.clear();
+        latinStems.set(key, stem);
+      }
+      terms.push(stem);
     } else {
       const word = raw.replace(/['’]/g, '');
       if (!EN_STOP.has(word) && (word.length >= 2 || /\d/.test(word))) terms.push(stemEnglish(word));

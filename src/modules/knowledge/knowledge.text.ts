@@ -4,6 +4,7 @@
  */
 import { franc } from 'franc-min';
 import { recordOf, type Block } from './knowledge.blocks.js';
+import { languageOfText } from './knowledge.terms.js';
 
 /** ISO 639-3 (franc) → ISO 639-1 code and the PostgreSQL text-search configuration. */
 const LANGUAGES: Record<string, { code: string; config: string }> = {
@@ -40,7 +41,8 @@ export function detectLanguage(text: string): string {
   const latin = sample.match(LATIN_LETTERS)?.length ?? 0;
   if (arabic + latin === 0) return 'und';
   if (arabic > latin) return 'ar';
-  if (sample.length < 40) return 'en';
+  // Too short for franc's trigrams (a question): function words and letters decide.
+  if (sample.length < 40) return languageOfText(sample);
   const guess = franc(sample, { minLength: 10, only: Object.keys(LANGUAGES) });
   return LANGUAGES[guess]?.code ?? 'en';
 }
