@@ -31,6 +31,7 @@ import {
   truncateQuoted,
 } from './http/errors.js';
 import { registerConsole } from './http/console.js';
+import { registerHttpLimits, serverTimeouts } from './http/limits.js';
 import { listCacheHooks } from './http/list-cache.js';
 import { CpuBusyError } from './lib/cpu-pool.js';
 import { metricsTokenAuth, registerMetrics } from './http/metrics.js';
@@ -125,10 +126,16 @@ function handleError(
 
 export async function buildApp(container: Container): Promise<FastifyInstance> {
   const { config } = container;
+  const httpLimits = {
+    ...config.http,
+    maxBodyBytes: Math.max(config.knowledge.maxUploadBytes, config.chat.maxAudioBytes) + 64 * 1024,
+  };
   const app = Fastify({
     loggerInstance: container.log as FastifyBaseLogger,
     trustProxy: true,
     forceCloseConnections: 'idle',
+    // Request, header and body time limits (src/http/limits.ts).
+    ...serverTimeouts(httpLimits),
     return503OnClosing: true,
     // Router and HTTP-parser errors in the family's error shape (src/http/transport-errors.ts).
     frameworkErrors: handleFrameworkError,
@@ -139,6 +146,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     genReqId: requestIdOf,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  registerHttpLimits(app, httpLimits);
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -349,6 +349,11 @@ export interface Config {
   /** How long authenticated callers and company records may be cached (0: never). */
   cacheTtlMs: number;
   shutdownTimeoutMs: number;
+  /**
+   * HTTP_REQUEST_TIMEOUT_MS: the whole request (headers and body) must arrive in time, else 408;
+   * HTTP_HEADERS_TIMEOUT_MS: the headers; HTTP_MAX_CONNECTIONS_PER_ADDRESS (0: no bound).
+   */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; maxConnectionsPerAddress: number };
   /** METRICS_TOKEN: when set, GET /metrics asks for `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   bootstrap: {
@@ -399,6 +404,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     workerTimings: workerTimings(env),
     cacheTtlMs: int(env, 'CACHE_TTL_MS', 60_000, 0, 3_600_000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    http: {
+      requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      maxConnectionsPerAddress: int(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+    },
     metricsToken: metricsToken(env),
     bootstrap: {
       apiKey: secret(env, 'BOOTSTRAP_API_KEY', 'sk_'),

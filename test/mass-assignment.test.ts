@@ -100,8 +100,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-type Family = 'detail-status' | 'detail' | 'chat' | 'insights' | 'openai';
+type Family = 'detail-status' | 'detail' | 'chat' | 'insights' | 'openai' | 'elevenlabs';
 const SHAPES: Record<Family, string[]> = {
+  // ElevenLabs' `{detail: {status, message}}` (/elevenlabs): the message is detail.message.
+  elevenlabs: ['detail'],
   // OpenAI's `{error: {message, type, param, code}}` (/v1): the message is error.message.
   openai: ['error'],
   'detail-status': ['detail', 'status_code'],
@@ -347,6 +349,76 @@ const ROUTES: WriteRoute[] = [
     visitor: true,
   },
   {
+    method: 'POST',
+    path: '/api/public/auth/sign-in',
+    body: () => ({ email: 'a@b.example', password: 'x' }),
+    family: 'detail-status',
+  },
+  {
+    method: 'POST',
+    path: '/api/public/auth/invitations/accept',
+    body: () => ({ token: 'inv_nothing', password: 'a long enough passphrase 42' }),
+    family: 'detail-status',
+  },
+  {
+    method: 'POST',
+    path: '/api/public/auth/password-reset',
+    body: () => ({ email: 'a@b.example' }),
+    family: 'detail-status',
+  },
+  {
+    method: 'POST',
+    path: '/api/public/auth/password',
+    body: () => ({ token: 'reset_nothing', password: 'a long enough passphrase 42' }),
+    family: 'detail-status',
+  },
+  { method: 'POST', path: '/api/public/conversations/:conversation/assign', body: () => ({}), family: 'detail-status' },
+  {
+    method: 'POST',
+    path: '/api/public/conversations/:conversation/takeover',
+    body: () => ({}),
+    family: 'detail-status',
+  },
+  {
+    method: 'POST',
+    path: '/api/public/conversations/:conversation/release',
+    body: () => ({}),
+    family: 'detail-status',
+  },
+  { method: 'POST', path: '/api/public/conversations/:conversation/close', body: () => ({}), family: 'detail-status' },
+  {
+    method: 'POST',
+    path: '/api/public/conversations/:conversation/messages',
+    body: () => ({ content: 'hello' }),
+    family: 'detail-status',
+  },
+  {
+    method: 'POST',
+    path: '/v1/responses',
+    body: () => ({ model: ids.agentKey, input: 'hello' }),
+    family: 'openai',
+    chat: true,
+  },
+  {
+    method: 'POST',
+    path: '/v1/embeddings',
+    body: () => ({ model: 'local:any', input: 'hello' }),
+    family: 'openai',
+    chat: true,
+  },
+  {
+    method: 'POST',
+    path: '/elevenlabs/v1/text-to-speech/:voiceId',
+    body: () => ({ text: 'hello' }),
+    family: 'elevenlabs',
+  },
+  {
+    method: 'POST',
+    path: '/elevenlabs/v1/text-to-speech/:voiceId/stream',
+    body: () => ({ text: 'hello' }),
+    family: 'elevenlabs',
+  },
+  {
     method: 'PATCH',
     path: '/team-notifications/:notification/users/:user/status',
     body: () => ({ status: 'read' }),
@@ -434,7 +506,7 @@ describe('write routes refuse ids, tenancy, timestamps, authors and unknown keys
         expect(res.statusCode, `${key}: ${res.body}`).toBe(400);
         const body = res.json();
         expect(Object.keys(body).sort(), key).toEqual(SHAPES[route.family]);
-        const message = body.detail ?? body.message ?? body.error?.message;
+        const message = body.detail?.message ?? body.detail ?? body.message ?? body.error?.message;
         expect(message).toBe(`Invalid request body: unknown field '${key}'`);
       }
       expect(await snapshot()).toBe(before);

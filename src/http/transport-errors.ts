@@ -67,14 +67,24 @@ function describeClientError(code: string): ErrorFields {
   }
 }
 
+/** The target of the request a socket is receiving (its headers parsed, its body maybe not yet). */
+const receiving = new WeakMap<Socket, string>();
+
+/** Called for every request once its headers are in: a body timeout then knows the family. */
+export function rememberTarget(socket: Socket, url: string): void {
+  receiving.set(socket, url);
+}
+
 /**
  * Fastify's `clientErrorHandler` (Node's 'clientError'): the parser failed, so there is no
- * request object; the family is read from the request line when the packet starts with it.
+ * request object; the family is read from the request line when the packet starts with it, or,
+ * for a body that did not arrive in time, from the request whose headers came.
  */
 export function handleClientError(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const fields = describeClientError(error.code);
-  const target = requestTarget(error.rawPacket);
+  const remembered = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? receiving.get(socket) : undefined;
+  const target = remembered ?? requestTarget(error.rawPacket);
   const body = JSON.stringify(renderError(shapeForPath(target), fields, target));
   if (!socket.writable) {
     socket.destroy();
