@@ -37,6 +37,8 @@ export function channelsRoutes(channels: ChannelsService): FastifyPluginAsyncTyp
           operationId: 'slackEvents',
           tags,
           summary: 'Slack Events API requests of a slack deployment (signed with the app signing secret)',
+          description:
+            'The Request URL of a Slack app: the v0 signature and a five-minute timestamp window are checked first (401 otherwise); url_verification echoes the challenge; DMs, app_mention and thread follow-ups are acknowledged at once and answered in the thread from a job.',
           params: Params,
           response: { 200: Acknowledged, ...errors },
         },
@@ -52,8 +54,14 @@ export function channelsRoutes(channels: ChannelsService): FastifyPluginAsyncTyp
           operationId: 'whatsappWebhookVerify',
           tags,
           summary: "Meta's webhook verification handshake (hub.mode, hub.verify_token, hub.challenge)",
+          description:
+            'hub.mode=subscribe with the integration’s verify_token echoes hub.challenge as text; a wrong token is a 401.',
           params: Params,
-          querystring: Type.Record(Type.String(), Type.String({ maxLength: 1000 })),
+          querystring: Type.Object({
+            'hub.mode': Type.Optional(Type.String({ maxLength: 100, description: 'subscribe' })),
+            'hub.verify_token': Type.Optional(Type.String({ maxLength: 1000 })),
+            'hub.challenge': Type.Optional(Type.String({ maxLength: 1000, description: 'echoed as text' })),
+          }),
           response: { 200: Acknowledged, ...errors },
         },
       },
@@ -68,6 +76,8 @@ export function channelsRoutes(channels: ChannelsService): FastifyPluginAsyncTyp
           operationId: 'whatsappWebhook',
           tags,
           summary: 'WhatsApp Cloud API notifications of a whatsapp deployment (X-Hub-Signature-256)',
+          description:
+            'The signature over the raw body is checked first (401 otherwise); text and voice messages are acknowledged at once and answered to the sender from a job; statuses are ignored.',
           params: Params,
           response: { 200: Acknowledged, ...errors },
         },
@@ -86,6 +96,8 @@ export function channelsRoutes(channels: ChannelsService): FastifyPluginAsyncTyp
           operationId: 'teamsMessages',
           tags,
           summary: 'Bot Framework activities of a teams deployment (JWT from the Bot Connector)',
+          description:
+            'The bearer JWT is checked against the OpenID metadata’s keys (issuer, audience, expiry, serviceurl claim and allowed hosts; 401 otherwise); messages are answered in the conversation from a job, conversationUpdate greets.',
           params: Params,
           response: { 200: Acknowledged, ...errors },
         },

@@ -129,6 +129,7 @@ export function elevenLabsRoutes(api: ElevenLabsApi): FastifyPluginAsyncTypebox 
           operationId: 'elevenLabsListVoices',
           tags,
           summary: "The voices, in ElevenLabs' v1 shape",
+          description: 'The curated catalog as ElevenLabs voices (labels: gender, accent, languages).',
           response: { 200: VoicesV1, ...readErrors },
         },
       },
@@ -142,6 +143,8 @@ export function elevenLabsRoutes(api: ElevenLabsApi): FastifyPluginAsyncTypebox 
           operationId: 'elevenLabsSearchVoices',
           tags,
           summary: "A page of voices, in ElevenLabs' v2 shape",
+          description:
+            'The catalog filtered by search (name, description, labels) and category, page_size at a time; next_page_token continues.',
           querystring: VoicesV2Query,
           response: { 200: VoicesV2, ...errorResponses('elevenlabs', [400, 401, 429, 500]) },
         },
@@ -156,6 +159,7 @@ export function elevenLabsRoutes(api: ElevenLabsApi): FastifyPluginAsyncTypebox 
           operationId: 'elevenLabsGetVoice',
           tags,
           summary: 'One voice',
+          description: 'A catalog voice by id; any other id is a 404 in ElevenLabs’ shape.',
           params: VoiceIdParams,
           response: { 200: Voice, ...errorResponses('elevenlabs', [400, 401, 404, 429, 500]) },
         },
@@ -170,6 +174,8 @@ export function elevenLabsRoutes(api: ElevenLabsApi): FastifyPluginAsyncTypebox 
           operationId: 'elevenLabsListModels',
           tags,
           summary: 'The text-to-speech engine in force, as ElevenLabs models',
+          description:
+            'One model: the configured engine (espeak-ng offline, ElevenLabs or an OpenAI speech server) with the catalog’s languages; empty without an engine.',
           response: { 200: Type.Array(ModelObject), ...readErrors },
         },
       },
