@@ -239,7 +239,7 @@ export function widgetScriptRoute(widget: WidgetModule): FastifyPluginAsyncTypeb
           response: {
             200: Type.String({ description: 'JavaScript' }),
             304: Type.Null({ description: 'Not modified' }),
-            ...errorResponses('detail-status', [503]),
+            ...errorResponses('detail-status', [404]),
           },
         },
       },

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppErrors } from '../../http/errors.js';
+import { AppError } from '../../http/errors.js';
 
 const YEAR_SECONDS = 365 * 24 * 3600;
 const SHORT_SECONDS = 300;
@@ -41,7 +41,9 @@ export function createWidgetScript(file: string) {
     },
     serve(request: FastifyRequest, reply: FastifyReply): void {
       const script = load();
-      if (!script) throw AppErrors.unavailable('The widget script is not built: run npm run build');
+      // Not a failure of the service: this build has no widget script (web/widget/ not built).
+      if (!script)
+        throw new AppError(404, 'The widget script is not in this build: build web/widget/ with npm run build');
       const { v } = request.query as { v?: string };
       const pinned = v === script.version;
       reply
