@@ -57,7 +57,26 @@ describe('knowledge routes in the API description and limits', () => {
   it('marks the operations without credentials with security [] and every other with its scheme', async () => {
     const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenApi;
     const open = operations(spec).filter(([, , op]) => op.security?.length === 0);
-    expect(open.map(([, , op]) => op.operationId).sort()).toEqual(['healthz', 'metrics', 'openapi', 'readyz']);
+    // Open to anyone: probes and the document; sign-in (its own checks: Origin, lock-out, rate
+    // limits); the widget's entry routes (its publishable key and allowed origins); the vendors'
+    // channel routes (each verified by the vendor's own signature or token).
+    expect(open.map(([, , op]) => op.operationId).sort()).toEqual([
+      'acceptInvitationWithPassword',
+      'createWidgetSession',
+      'getWidget',
+      'healthz',
+      'metrics',
+      'openapi',
+      'readyz',
+      'requestPasswordReset',
+      'setPasswordWithLink',
+      'signIn',
+      'slackEvents',
+      'teamsMessages',
+      'whatsappWebhook',
+      'whatsappWebhookVerify',
+      'widgetScript',
+    ]);
     for (const [path, , op] of operations(spec)) expect(op.security, path).toBeDefined();
   });
 

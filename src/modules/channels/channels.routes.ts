@@ -13,7 +13,10 @@ import type { ChannelReply, ChannelsService } from './channels.service.js';
 const MAX_BODY_BYTES = 1024 * 1024;
 const errors = errorResponses('detail-status', [400, 401, 404, 413, 415, 500]);
 const Params = Type.Object({ deploymentId: Uuid() });
-const Acknowledged = Type.Unknown({ description: 'The acknowledgement the vendor expects (empty, or its challenge).' });
+const Acknowledged = Type.Unknown({
+  description: 'The acknowledgement the vendor expects (empty, or its challenge).',
+  examples: [{ challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P' }],
+});
 
 function send(reply: FastifyReply, answer: ChannelReply) {
   if (answer.contentType) reply.header('content-type', answer.contentType);
