@@ -157,13 +157,15 @@ describe('a worker process killed mid-task', () => {
   // worker B starts, and its start-up sweep finds A dead (its lock is gone) and hands both back.
   beforeAll(async () => {
     tenant = await createTenant(t.container, 'developer');
+    // The lock is taken once worker A is ready: its start-up reads the integrations table (sealing
+    // secrets stored in clear), and the lock is for the roll-out alone.
+    const first = startWorker(workerEnv());
+    workers.push(first);
+    await first.ready;
     const locker = new pg.Client({ connectionString: scratch.url });
     await locker.connect();
     await locker.query('begin');
     await locker.query('lock table integrations in access exclusive mode');
-    const first = startWorker(workerEnv());
-    workers.push(first);
-    await first.ready;
 
     const upload = await uploadArticle(t.app, tenant.headers, { document_title: 'Shipping', content });
     documentId = upload.document_id.slice(4);
