@@ -132,7 +132,7 @@ beforeAll(async () => {
     const upload = await uploadArticle(t.app, tenant.headers, article);
     expect((await waitForTask(t, tenant.headers, upload.task_id)).status).toBe('completed');
   }
-}, 60_000);
+});
 afterAll(async () => {
   await t?.close();
   await peer?.close();
