@@ -148,7 +148,7 @@ export function WebhooksPage({ me, selected }: { me: Me; selected?: string }) {
                     </button>
                     <button
                       type="button"
-                      aria-label={`Rotate the secret of ${hook.url}`}
+                      aria-label={`Rotate secret of ${hook.url}`}
                       disabled={action.pending}
                       onClick={() =>
                         run(async () => {
