@@ -226,7 +226,11 @@ describe.skipIf(missing !== null)('the console in Chromium', () => {
     await page.getByRole('link', { name: 'customer-7', exact: true }).click();
     const question = page.locator('.bubble.customer .bubble-text', { hasText: 'أريد التحدث مع موظف' });
     await question.waitFor();
-    expect(await question.evaluate('(node) => getComputedStyle(node).direction')).toBe('rtl');
+    expect(
+      await page.evaluate<string>(
+        "getComputedStyle(document.querySelector('.bubble.customer .bubble-text')).direction",
+      ),
+    ).toBe('rtl');
     await page.getByText('The customer asked for a person').waitFor();
 
     // Answer it from the console: the customer's conversation has the reply; then close it.
