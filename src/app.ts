@@ -31,6 +31,7 @@ import {
   truncateQuoted,
 } from './http/errors.js';
 import { registerConsole } from './http/console.js';
+import { accessLogRequest } from './http/access-log.js';
 import { registerHttpLimits, serverTimeouts } from './http/limits.js';
 import { listCacheHooks } from './http/list-cache.js';
 import { CpuBusyError } from './lib/cpu-pool.js';
@@ -132,7 +133,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     maxBodyBytes: Math.max(config.knowledge.maxUploadBytes, config.chat.maxAudioBytes) + 64 * 1024,
   };
   const app = Fastify({
-    loggerInstance: container.log as FastifyBaseLogger,
+    // The access log records the path and a scrubbed query, never the URL whole (src/http/access-log.ts).
+    loggerInstance: container.log.child({}, { serializers: { req: accessLogRequest } }) as FastifyBaseLogger,
     trustProxy: true,
     forceCloseConnections: 'idle',
     // Request, header and body time limits (src/http/limits.ts).
