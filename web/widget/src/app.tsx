@@ -28,7 +28,7 @@ function Bubble({ message, t }: { message: ShownMessage; t: Strings }) {
     (citation, index, all) => all.findIndex((other) => other.document_id === citation.document_id) === index,
   );
   return (
-    <li class={`msg ${message.role}`}>
+    <div class={`msg ${message.role}`}>
       <span class="who">{who}</span>
       {message.role === 'user' ? (
         <div>{message.content}</div>
@@ -56,7 +56,7 @@ function Bubble({ message, t }: { message: ShownMessage; t: Strings }) {
           })}
         </ul>
       ) : null}
-    </li>
+    </div>
   );
 }
 
@@ -71,7 +71,7 @@ export function App({ api, store, info, mode, controller }: AppProps) {
   const panel = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const launcher = useRef<HTMLButtonElement>(null);
-  const log = useRef<HTMLOListElement>(null);
+  const log = useRef<HTMLDivElement>(null);
   const openRef = useRef(open);
   openRef.current = open;
 
@@ -195,19 +195,19 @@ export function App({ api, store, info, mode, controller }: AppProps) {
               </button>
             ) : null}
           </header>
-          <ol ref={log} class="log" role="log" aria-live="polite" aria-label={t.conversation} aria-busy={c.busy}>
+          <div ref={log} class="log" role="log" aria-live="polite" aria-label={t.conversation} aria-busy={c.busy}>
             {info.greeting ? (
-              <li class="msg assistant greeting">
+              <div class="msg assistant greeting">
                 <span class="who">{t.assistant}</span>
                 <div>
                   <Markdown text={info.greeting} />
                 </div>
-              </li>
+              </div>
             ) : null}
             {c.messages.map((message) => (
               <Bubble key={message.id} message={message} t={t} />
             ))}
-          </ol>
+          </div>
           <div class={`status${handoffShown ? ' handoff' : ''}`} role="status">
             {status}
           </div>

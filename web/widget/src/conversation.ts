@@ -134,6 +134,11 @@ export function useConversation(api: Api, store: Store, emit: (name: string, pay
       if (data?.status) setHandoff(data.status);
       return;
     }
+    // Events may have been missed (the service lost its notifications): read the conversation again.
+    if (event.event === 'resync') {
+      if (!live.current.busy) loadHistory().then(setHistory, () => undefined);
+      return;
+    }
     if (event.event !== 'message') return;
     const data = parse<{ message?: Message }>(event.data);
     const message = data?.message;
@@ -169,7 +174,6 @@ export function useConversation(api: Api, store: Store, emit: (name: string, pay
       if (event.id) last = event.id;
       if (data.type === 'start' && data.conversation_id) {
         if (store.get().conversationId !== data.conversation_id) store.set({ conversationId: data.conversation_id });
-        listen(data.conversation_id);
       } else if (data.type === 'agent_text_chunk' && data.content) {
         text += data.content;
         setActivity(null);
@@ -212,6 +216,9 @@ export function useConversation(api: Api, store: Store, emit: (name: string, pay
         await new Promise((resolve) => setTimeout(resolve, 1000 * (tries + 1)));
       }
       store.set({ pending: null });
+      // The conversation is the visitor's once its first answer has ended: its events may be read.
+      const conversationId = store.get().conversationId;
+      if (conversationId) listen(conversationId);
       // The stored conversation (with its citation links and ids) replaces what was streamed.
       const history = await loadHistory().catch(() => null);
       if (history && history.length) setHistory(history);

@@ -21,6 +21,7 @@ background:var(--sb-accent);color:var(--sb-on-accent);box-shadow:0 4px 14px rgba
 .panel{position:fixed;bottom:88px;right:20px;z-index:2147483000;width:380px;height:min(640px,calc(100vh - 110px));display:flex;flex-direction:column;
 background:var(--sb-bg);color:var(--sb-fg);border:1px solid var(--sb-line);border-radius:14px;overflow:hidden;box-shadow:0 12px 40px rgba(0,0,0,.3)}
 .left .panel{right:auto;left:20px}
+.root.page{height:100%}
 .page .panel{position:relative;inset:auto;width:100%;height:100%;min-height:360px;border-radius:0;box-shadow:none;z-index:auto}
 @media (max-width:480px){.float .panel{inset:0;width:100%;height:100%;border-radius:0;border:0}}
 header{display:flex;align-items:center;gap:8px;padding:12px 12px 12px 16px;background:var(--sb-accent);color:var(--sb-on-accent)}
@@ -42,9 +43,10 @@ header h2{flex:1;margin:0;font-size:16px;font-weight:600;white-space:nowrap;over
 .msg a{color:inherit;text-decoration:underline}
 .cite{display:inline-block;min-width:1.4em;margin:0 2px;padding:0 4px;border-radius:6px;font-size:12px;text-align:center;
 background:var(--sb-bg);border:1px solid var(--sb-line);text-decoration:none!important;vertical-align:1px}
-.sources{margin:6px 0 0;padding:0;list-style:none;font-size:13px}
+.msg .sources{margin:6px 0 0;padding:0;list-style:none;font-size:13px}
 .sources li{margin-top:2px}
 .status{padding:6px 16px;font-size:13px;color:var(--sb-muted);border-top:1px solid var(--sb-line)}
+.status:empty{padding:0;border:0}
 .status.handoff{color:var(--sb-fg);font-weight:600}
 form{display:flex;gap:8px;padding:10px;border-top:1px solid var(--sb-line);align-items:flex-end}
 textarea{flex:1;resize:none;min-height:42px;max-height:120px;padding:10px;border:1px solid var(--sb-muted);border-radius:10px;background:var(--sb-bg)}
