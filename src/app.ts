@@ -50,6 +50,7 @@ import { ApiKey, ChatToken, identityRoutes, sessionRoutes, signInRoutes, User } 
 import { InboxConversation, InboxMessage, inboxRoutes } from './modules/inbox/index.js';
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
+import { mcpMetadataRoutes, mcpRoutes } from './modules/mcp/index.js';
 import { openAiRoutes } from './modules/openai-api/index.js';
 import { elevenLabsRoutes } from './modules/elevenlabs-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
@@ -197,6 +198,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key of a company (sk_…)' },
           apiToken: { type: 'apiKey', in: 'header', name: 'x-api-token', description: 'Chat token (ct_…)' },
           chatBearer: { type: 'http', scheme: 'bearer', description: 'Chat token (ct_…) as an OpenAI API key (/v1)' },
+          mcpBearer: { type: 'http', scheme: 'bearer', description: 'API key (sk_…) or chat token (ct_…) (/mcp)' },
           xiApiKey: {
             type: 'apiKey',
             in: 'header',
@@ -445,6 +447,17 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
     { prefix: '/elevenlabs' },
   );
+
+  // The Model Context Protocol for MCP clients: an API key or chat token as the Bearer credential,
+  // JSON-RPC errors; the protected resource metadata (RFC 9728) open to all.
+  await app.register(
+    mcpRoutes(container.mcp, auth, {
+      publicBaseUrl: config.publicBaseUrl,
+      perMinute: limits.publicPerMinute,
+      rateLimitsEnabled: limits.enabled,
+    }),
+  );
+  await app.register(mcpMetadataRoutes(config.publicBaseUrl));
 
   // Channels: vendors' inbound routes at the root, each verified by the vendor's own scheme.
   await app.register(channelsRoutes(container.channels));
