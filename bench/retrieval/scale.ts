@@ -32,6 +32,10 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
+import { Bm25Index } from '../../src/modules/knowledge/knowledge.bm25-index.js';
+import { readAllChunks } from '../../src/modules/knowledge/knowledge.index.repo.js';
+import { queryConfigs } from '../../src/modules/knowledge/knowledge.retrieval.js';
+import { queryLexemes } from '../../src/modules/knowledge/knowledge.search.repo.js';
 import { chunkText } from '../../src/modules/knowledge/knowledge.text.js';
 import { chatSetup, type ChatSetup } from '../../test/helpers/chat.js';
 import { benchDatabase, percentile } from '../lib/harness.js';
@@ -45,6 +49,11 @@ const { values } = parseArgs({
     'postings-up-to': { type: 'string', default: '7' },
     /** The size (copies) at which the first token is measured. */
     'first-token-at': { type: 'string', default: '7' },
+    /**
+     * The lane alone, in memory, on the largest size's chunks each added this many times (new
+     * ids, statistics scaled): 1M chunks without seeding them in PostgreSQL (0: skipped).
+     */
+    'memory-scale': { type: 'string', default: '10' },
   },
 });
 
@@ -246,6 +255,43 @@ async function firstTokenRound(databaseUrl: string, large: ChatSetup, queries: s
   }
 }
 
+/** The in-process lane alone on the company's chunks each added `factor` times (new ids). */
+async function laneInMemory(db: Db, companyId: string, factor: number, queries: string[]) {
+  let index: Bm25Index | null = null;
+  const t0 = performance.now();
+  await readAllChunks(
+    db,
+    companyId,
+    5000,
+    (corpus) =>
+      (index = new Bm25Index({
+        chunk_count: corpus.chunk_count * factor,
+        token_total: corpus.token_total * factor,
+        version: corpus.version,
+      })),
+    async (rows) => {
+      for (let copy = 0; copy < factor; copy++)
+        for (const row of rows) index!.add(copy === 0 ? row : { ...row, id: randomUUID() });
+    },
+  );
+  const built = index! as Bm25Index;
+  built.trim();
+  const seconds = (performance.now() - t0) / 1000;
+  const lexemes: string[][] = [];
+  for (const query of queries) lexemes.push(await queryLexemes(db, query, queryConfigs(query)));
+  for (const words of lexemes) built.search(words, {}, 50);
+  const times: number[] = [];
+  for (const words of lexemes) {
+    const t = performance.now();
+    built.search(words, {}, 50);
+    times.push(performance.now() - t);
+  }
+  console.log(
+    `\n=== the full-text lane alone, in memory, ${built.size} chunks (each chunk ×${factor}): built in ${seconds.toFixed(0)} s, ${(built.bytes / 2 ** 20).toFixed(0)} MiB; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+  );
+  console.log(line('index.search, top 50', times));
+}
+
 async function main() {
   const database = await benchDatabase();
   const handle = createDatabase(database.url, 4);
@@ -313,6 +359,11 @@ async function main() {
         }
       }
       if (copies === Number(values['first-token-at'])) await firstTokenRound(database.url, large, queries);
+    }
+    const factor = Number(values['memory-scale']);
+    if (factor > 0) {
+      await laneInMemory(db, tenant.companyId, 1, queries);
+      await laneInMemory(db, tenant.companyId, factor, queries);
     }
   } finally {
     await seeder.close();

@@ -230,6 +230,10 @@ describe('BM25 index across two instances', () => {
       const fromIndex = lanes.search(tenant.companyId, lexemes, {}, 50);
       expectSameHits(fromIndex!, await sqlLane(query, {}, 50), 50, query);
     }
+    // The index's memory is reported per company.
+    const metrics = (await b.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const bytes = new RegExp(`switchboard_search_index_bytes\\{company="${tenant.companyId}"\\} (\\d+)`).exec(metrics);
+    expect(Number(bytes?.[1])).toBeGreaterThan(0);
     const found = await searchDocuments(b, 'zymurgical quasiparticles concurrent article');
     for (const id of deleted) expect(found).not.toContain(id);
     expect(found.length).toBeGreaterThan(0);
