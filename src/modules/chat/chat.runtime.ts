@@ -34,6 +34,8 @@ export interface TurnInput {
 export interface TurnOptions {
   temperature?: number;
   maxTokens?: number;
+  /** The answer is spoken (a voice turn): the built-in responder leaves its sources line out of the text; the citations stay data. */
+  spoken?: boolean;
 }
 
 /** Tokens of a turn's model calls as the provider counted them (summed over tool steps). */
@@ -269,7 +271,9 @@ export function createChatRuntime(deps: RuntimeDeps) {
     const parts = answer.found
       ? [
           ...answer.sentences,
-          `\n\n${say.sources}: ${[...new Set(answer.citations.map((citation) => citation.title))].join('; ')}`,
+          ...(input.options?.spoken
+            ? []
+            : [`\n\n${say.sources}: ${[...new Set(answer.citations.map((citation) => citation.title))].join('; ')}`]),
         ]
       : [say.notFound, ...(escalation.enabled ? [escalation.message || say.offer] : [])];
     let text = '';
