@@ -14,8 +14,10 @@
  * another company's text included. The engine therefore puts its instance back as it was after
  * loading before every sentence: a snapshot of the linear memory (fixed at 32 MiB by this build,
  * it never grows) is copied back, all of it but the embedded data files (espeak-ng-data, which
- * the C code only reads: Emscripten serves them from that memory). `reset()` does it ahead of
- * time, so the job can pay for it after a sentence has left rather than before the next one.
+ * the C code only reads: Emscripten serves them from that memory). After each sentence the copy
+ * is scheduled for when the thread is next idle (`setImmediate`: after the job's chunks and its
+ * end have been posted), so a request's audio does not wait for it; a sentence that finds the
+ * instance still dirty copies first.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -171,11 +173,20 @@ async function load(dir: string): Promise<EspeakEngine> {
   const ranges = writableRanges(module.FS as unknown as MemFs, ex.memory.buffer);
   const pristine = ranges.map(([start, end]) => new Uint8Array(ex.memory.buffer.slice(start, end)));
   let dirty = false;
+  let scheduled = false;
   const reset = () => {
     const memory = new Uint8Array(ex.memory.buffer);
     ranges.forEach(([start], i) => memory.set(pristine[i]!, start));
     ticks = 0;
     dirty = false;
+  };
+  const resetWhenIdle = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      if (dirty) reset();
+    });
   };
   ticks = 0;
   return {
@@ -183,6 +194,7 @@ async function load(dir: string): Promise<EspeakEngine> {
     speak(voice, wordsPerMinute, text) {
       if (dirty) reset();
       dirty = true;
+      resetWhenIdle();
       // A leading space keeps text that starts with "-" from reading as an option.
       callMain(ex, ['espeak-ng', '-v', voice, '-s', String(wordsPerMinute), '-w', OUT, ` ${text}`]);
       let wav: Uint8Array;

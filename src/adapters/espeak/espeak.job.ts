@@ -2,8 +2,7 @@
  * The offline engine's job in the CPU pool (src/lib/cpu-pool.ts): espeak-ng (./espeak-wasm.ts)
  * sentence by sentence, each sentence's PCM resampled and encoded as it comes
  * (../tts/encoders.ts) and sent at once, so the first bytes leave after the first sentence. Runs
- * in a worker thread; stops at the next sentence when the caller gives up. Each sentence starts
- * from the engine's pristine state, so the bytes are a pure function of the input.
+ * in a worker thread; stops at the next sentence when the caller gives up.
  */
 import type { CpuJobContext } from '../../lib/cpu-pool.js';
 import type { OutputFormat } from '../../ports/text-to-speech.js';
@@ -38,8 +37,6 @@ export async function speak(input: SpeakJobInput, context: CpuJobContext<SpeakJo
     encoder ??= createEncoder(input.format, pcm.sampleRate);
     const bytes = own(encoder.push(pcm.samples));
     context.emit({ bytes, sentence: true }, [bytes.buffer]);
-    // Back to the pristine state while the sentence travels, not before the next one is spoken.
-    engine.reset();
   }
   context.throwIfCancelled();
   const rest = own((encoder ?? createEncoder(input.format, 22_050)).end());
