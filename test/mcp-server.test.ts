@@ -326,6 +326,38 @@ describe('a chat token bound to an agent', () => {
     );
     expect(listed.data.length).toBeGreaterThan(0);
     expect(new Set(listed.data.map((query) => query.agent_id))).toEqual(new Set([a.agentId]));
+    // A chat token is a customer-facing credential: the team's internal notes and their authors stay hidden.
+    const queryId = (listed.data[0] as unknown as { id: string }).id;
+    await t.container.db
+      .insertInto('support_notes')
+      .values([
+        {
+          company_id: a.tenant.companyId,
+          query_id: queryId,
+          user_id: a.tenant.userId,
+          content: 'Internal: VIP',
+          is_internal: true,
+        },
+        {
+          company_id: a.tenant.companyId,
+          query_id: queryId,
+          user_id: a.tenant.userId,
+          content: 'Refund sent',
+          is_internal: false,
+        },
+      ])
+      .execute();
+    type Noted = { notes: { content: string; user: unknown }[] };
+    const seen = jsonOf<Noted>(await client.callTool({ name: 'get_support_query', arguments: { id: queryId } }));
+    expect(seen.notes.map((note) => [note.content, note.user])).toEqual([['Refund sent', null]]);
+    const inList = jsonOf<{ data: (Noted & { id: string })[] }>(
+      await client.callTool({ name: 'list_support_queries', arguments: { limit: 100 } }),
+    ).data.find((query) => query.id === queryId)!;
+    expect(inList.notes.map((note) => note.content)).toEqual(['Refund sent']);
+    const team = (await connect(a.tenant.apiKey)).client;
+    const full = jsonOf<Noted>(await team.callTool({ name: 'get_support_query', arguments: { id: queryId } }));
+    expect(full.notes.map((note) => note.content).sort()).toEqual(['Internal: VIP', 'Refund sent']);
+    expect(full.notes.every((note) => note.user !== null)).toBe(true);
     const elsewhere = await client.callTool({
       name: 'ask_agent',
       arguments: { agent_key: `agent:${agent.json().id}:web:us-east`, query: 'Hi' },

@@ -43,6 +43,21 @@ function guarded<A>(log: McpDeps['log'], tool: string, run: (args: A, extra: Ext
   };
 }
 
+interface NotedQuery {
+  notes?: { is_internal: boolean; user?: unknown }[];
+}
+
+/**
+ * What a chat token's session may read of a support query: a chat token is a customer-facing
+ * credential, so the team's internal notes and the note authors (people of the company, their
+ * e-mail) are left out; an API key's session reads the query as the API shows it.
+ */
+export function visibleTo<Q>(caller: McpCaller, query: Q): Q {
+  const noted = query as Q & NotedQuery;
+  if (caller.kind !== 'chat_token' || !Array.isArray(noted.notes)) return query;
+  return { ...noted, notes: noted.notes.filter((note) => !note.is_internal).map((note) => ({ ...note, user: null })) };
+}
+
 /** The collections a caller's knowledge is limited to (a bound token's agent's), or null for all the company's. */
 export async function knowledgeScope(deps: McpDeps, caller: McpCaller): Promise<string[] | null> {
   if (!caller.agentId) return null;
@@ -181,17 +196,16 @@ export function registerTools(server: McpServer, deps: McpDeps, caller: McpCalle
       if (caller.agentId && args.agent_id && args.agent_id.toLowerCase() !== caller.agentId)
         return json({ data: [], total: 0, skip: args.skip, limit: args.limit });
       const agentId = caller.agentId ?? args.agent_id;
-      return json(
-        await deps.supportQueries.list(caller.context, {
-          skip: args.skip,
-          limit: args.limit,
-          ...(args.status ? { status: args.status } : {}),
-          ...(args.priority ? { priority: args.priority } : {}),
-          ...(agentId ? { agent_id: agentId } : {}),
-          ...(args.start_date ? { start_date: args.start_date } : {}),
-          ...(args.end_date ? { end_date: args.end_date } : {}),
-        }),
-      );
+      const page = await deps.supportQueries.list(caller.context, {
+        skip: args.skip,
+        limit: args.limit,
+        ...(args.status ? { status: args.status } : {}),
+        ...(args.priority ? { priority: args.priority } : {}),
+        ...(agentId ? { agent_id: agentId } : {}),
+        ...(args.start_date ? { start_date: args.start_date } : {}),
+        ...(args.end_date ? { end_date: args.end_date } : {}),
+      });
+      return json({ ...page, data: page.data.map((query) => visibleTo(caller, query)) });
     }),
   );
 
@@ -208,7 +222,7 @@ export function registerTools(server: McpServer, deps: McpDeps, caller: McpCalle
       // A bound token's session sees its agent's queries only (another's is not found, as another company's).
       if (caller.agentId && (query as { agent_id?: string | null }).agent_id !== caller.agentId)
         throw notFound('Support query', args.id);
-      return json(query);
+      return json(visibleTo(caller, query));
     }),
   );
 }
