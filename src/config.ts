@@ -140,13 +140,16 @@ export interface KnowledgeConfig {
   allowPrivateUrls: boolean;
   fetchTimeoutMs: number;
   fetchMaxBytes: number;
+  /** WEBSITE_ALLOWED_HOSTS: `host` or `host:port`, comma-separated, fetched though private (an intranet site). */
+  allowedHosts: string[];
+  /** CRAWL_CONCURRENCY pages fetched at once per crawl; CRAWL_DELAY_MS between two fetches (robots' Crawl-delay if longer). */
+  crawl: { concurrency: number; delayMs: number };
   /**
    * SEARCH_MEMORY_MAX_CHUNKS: a company's knowledge base with at most this many chunks is also
    * held in memory, so that its searches need no database round trip (0: every search in SQL).
    * All companies held together stay within four times this many chunks.
    */
   searchMemoryMaxChunks: number;
-  parseThreads: number; // PARSE_THREADS: parser threads (parsing, OCR, chunking); 0: the cores less one, 1 to 4
   embeddings: {
     /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
     provider: 'openai' | 'local' | 'none';
@@ -160,6 +163,16 @@ export interface KnowledgeConfig {
     batchSize: number;
     timeoutMs: number;
   };
+}
+
+function hostList(env: Env, name: string): string[] {
+  const hosts = (str(env, name) ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = hosts.find((host) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host));
+  if (bad) throw new ConfigError(name, `holds "${bad}", not a host or host:port`);
+  return hosts;
 }
 
 function knowledgeConfig(env: Env): KnowledgeConfig {
@@ -179,8 +192,9 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
     fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
+    allowedHosts: hostList(env, 'WEBSITE_ALLOWED_HOSTS'),
+    crawl: { concurrency: int(env, 'CRAWL_CONCURRENCY', 2, 1, 8), delayMs: int(env, 'CRAWL_DELAY_MS', 500, 0, 60_000) },
     searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 10_000, 0, 1_000_000),
-    parseThreads: int(env, 'PARSE_THREADS', 0, 0, 64),
     embeddings: {
       provider,
       url: embeddingsUrl,
@@ -267,13 +281,15 @@ const ttsConfig = (env: Env): TtsConfig => ({
 /**
  * The CPU pool (src/lib/cpu-pool.ts): CPU_POOL_THREADS worker threads (default: the cores less
  * one, 1–4), and per kind of job the queue that may wait (one more is refused with 503 and
- * Retry-After) and the time limit of one job. `speech`: synthesis, encoding, resampling.
- * CPU_POOL_MAX_HEAP_MB caps each thread's heap.
+ * Retry-After) and the time limit of one job. `speech`: synthesis, encoding, resampling;
+ * `documents`: parsing, OCR and chunking of knowledge documents (an ingestion job that finds the
+ * queue full hands its task back for later). CPU_POOL_MAX_HEAP_MB caps each thread's heap.
  */
 export interface CpuPoolConfig {
   threads: number;
   maxHeapMb: number;
   speech: { queue: number; timeoutMs: number };
+  documents: { queue: number; timeoutMs: number };
 }
 
 const cpuPoolConfig = (env: Env): CpuPoolConfig => ({
@@ -282,6 +298,10 @@ const cpuPoolConfig = (env: Env): CpuPoolConfig => ({
   speech: {
     queue: int(env, 'CPU_POOL_SPEECH_QUEUE', 16, 0, 10_000),
     timeoutMs: int(env, 'CPU_POOL_SPEECH_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+  },
+  documents: {
+    queue: int(env, 'CPU_POOL_DOCUMENTS_QUEUE', 16, 0, 10_000),
+    timeoutMs: int(env, 'CPU_POOL_DOCUMENTS_TIMEOUT_MS', 15 * 60_000, 1000, 3_600_000),
   },
 });
 

@@ -236,6 +236,12 @@ const ROUTES: WriteRoute[] = [
     family: 'detail',
   },
   {
+    method: 'POST',
+    path: '/api/public/documents/upload/crawl',
+    body: () => ({ url: 'https://example.com/', collection_id: ids.collection }),
+    family: 'detail',
+  },
+  {
     method: 'PUT',
     path: '/api/public/documents/:document',
     body: () => ({ document_title: 'Renamed' }),

@@ -12,6 +12,7 @@ import type { Clock } from '../../lib/clock.js';
 import { hasRole } from '../../lib/roles.js';
 import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
 import { detectFormat, FORMATS } from './knowledge.formats.js';
+import { createCrawls } from './knowledge.crawls.js';
 import { createIngestion, INGEST_JOB } from './knowledge.ingest.js';
 import * as repo from './knowledge.repo.js';
 import * as tasks from './knowledge.tasks.repo.js';
@@ -20,7 +21,7 @@ import { createRetrieval, type EmbedderState, type SearchInput, type SearchOutpu
 import type * as S from './knowledge.schemas.js';
 import { createVectorIndexes } from './knowledge.vector-index.js';
 import type { MemoryLanes } from './knowledge.memory-lanes.js';
-import type { ParsePool } from './knowledge.parse-pool.js';
+import type { Parsers } from './knowledge.parsers.js';
 
 export interface KnowledgeDeps {
   db: Db;
@@ -38,8 +39,10 @@ export interface KnowledgeDeps {
   staleAfterMs?: number;
   /** Text indexes of small knowledge bases held in memory (null: every search in SQL). */
   memory: MemoryLanes | null;
-  /** The parser threads. */
-  parsers: ParsePool;
+  /** Parsing, OCR and chunking in the CPU pool. */
+  parsers: Parsers;
+  /** Website crawls: pages fetched at once, and the least time between two fetches. */
+  crawl: { concurrency: number; delayMs: number };
 }
 
 const withPrefix = (prefix: string, id: string) => `${prefix}${id}`;
@@ -156,6 +159,8 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     pollingIntervalSeconds: 0.5,
     concurrency: 4,
   });
+
+  const crawls = createCrawls({ ...deps, ...deps.crawl, searchChanged });
 
   async function collection(context: CompanyContext, id: string) {
     const row = await repo.findCollection(db, context.companyId, id);
@@ -314,6 +319,13 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
         content: '',
       });
     },
+    async crawlWebsite(context: CompanyContext, body: S.CrawlWebsiteBody): Promise<S.Crawl> {
+      requireWriter(context);
+      return crawls.crawlWebsite(context, body);
+    },
+    getCrawl: crawls.getCrawl,
+    /** The crawl job's handler (exported for tests and tools). */
+    crawl: crawls.crawl,
     async getDocument(context: CompanyContext, id: string): Promise<S.Document> {
       const row = await document(context, id);
       return toDocument(row, (await repo.findDocumentContent(db, context.companyId, row.id)) ?? '');
