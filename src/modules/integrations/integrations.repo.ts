@@ -69,13 +69,16 @@ export async function deleteIntegration(db: Executor, companyId: string, id: str
   return result.numDeletedRows > 0n;
 }
 
-export async function listIntegrations(db: Executor, companyId: string) {
+/** A page of the company's integrations, newest first (index integrations_company_page_idx). */
+export async function listIntegrations(db: Executor, companyId: string, skip: number, limit: number) {
   return db
     .selectFrom('integrations')
     .selectAll()
     .where('company_id', '=', companyId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
+    .offset(skip)
+    .limit(limit)
     .execute();
 }
 

@@ -197,8 +197,8 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
       return registry.types();
     },
 
-    async list(context: CompanyContext): Promise<Integration[]> {
-      return (await repo.listIntegrations(db, context.companyId)).map(toIntegration);
+    async list(context: CompanyContext, skip = 0, limit = 100): Promise<Integration[]> {
+      return (await repo.listIntegrations(db, context.companyId, skip, limit)).map(toIntegration);
     },
 
     async get(context: CompanyContext, id: string): Promise<Integration> {
