@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { bool, ConfigError, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
+import { bool, ConfigError, hostList, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
 import { widgetConfig, type WidgetConfig } from './config.widget.js';
 import { mcpConfig, type McpConfig } from './config.mcp.js';
 import { integrationsConfig, webhooksConfig, type IntegrationsConfig, type WebhooksConfig } from './config.outbound.js';
@@ -151,6 +151,13 @@ export interface KnowledgeConfig {
    * All companies held together stay within four times this many chunks.
    */
   searchMemoryMaxChunks: number;
+  /**
+   * SEARCH_INDEX_MAX_CHUNKS: a larger knowledge base, up to this many chunks, has its full-text
+   * lane (BM25) answered from an in-process index (0: in SQL); SEARCH_INDEX_BUDGET_MB bounds the
+   * memory of those indexes for all companies together.
+   */
+  searchIndexMaxChunks: number;
+  searchIndexBudgetBytes: number;
   embeddings: {
     /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
     provider: 'openai' | 'local' | 'none';
@@ -164,16 +171,6 @@ export interface KnowledgeConfig {
     batchSize: number;
     timeoutMs: number;
   };
-}
-
-function hostList(env: Env, name: string): string[] {
-  const hosts = (str(env, name) ?? '')
-    .split(',')
-    .map((host) => host.trim().toLowerCase())
-    .filter(Boolean);
-  const bad = hosts.find((host) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host));
-  if (bad) throw new ConfigError(name, `holds "${bad}", not a host or host:port`);
-  return hosts;
 }
 
 function knowledgeConfig(env: Env): KnowledgeConfig {
@@ -196,6 +193,8 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
     allowedHosts: hostList(env, 'WEBSITE_ALLOWED_HOSTS'),
     crawl: { concurrency: int(env, 'CRAWL_CONCURRENCY', 2, 1, 8), delayMs: int(env, 'CRAWL_DELAY_MS', 500, 0, 60_000) },
     searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 10_000, 0, 1_000_000),
+    searchIndexMaxChunks: int(env, 'SEARCH_INDEX_MAX_CHUNKS', 2_000_000, 0, 50_000_000),
+    searchIndexBudgetBytes: int(env, 'SEARCH_INDEX_BUDGET_MB', 1024, 1, 1_048_576) * 1024 * 1024,
     embeddings: {
       provider,
       url: embeddingsUrl,

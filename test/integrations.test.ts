@@ -48,6 +48,7 @@ describe('GET /integrations/types', () => {
         'gmail',
         'google_calendar',
         'hubspot',
+        'mcp',
         'notion',
         'shopify',
         'slack',

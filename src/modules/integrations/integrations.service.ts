@@ -162,6 +162,8 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
     } else {
       try {
         const outcome = await definition.test({ config, signal: AbortSignal.timeout(deps.timeoutMs * 2 + 1000) });
+        // A server's own list of tools (MCP) is cached: agents' turns offer it without asking the server.
+        if (outcome.tools) await repo.saveDiscoveredTools(db, row.company_id, id, outcome.tools);
         result = {
           ok: true,
           detail: scrubSecrets(outcome.detail, config, definition.secretKeys),

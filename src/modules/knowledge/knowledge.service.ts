@@ -20,7 +20,10 @@ import type { ClaimedDocument } from './knowledge.tasks.repo.js';
 import { createRetrieval, type EmbedderState, type SearchInput, type SearchOutput } from './knowledge.retrieval.js';
 import type * as S from './knowledge.schemas.js';
 import { createVectorIndexes } from './knowledge.vector-index.js';
+import { questionList, toCollection, toDocument, toTask } from './knowledge.mappers.js';
 import type { MemoryLanes } from './knowledge.memory-lanes.js';
+import type { Bm25Lanes } from './knowledge.bm25-lanes.js';
+import type { Lexicon } from './knowledge.lexicon.js';
 import type { Parsers } from './knowledge.parsers.js';
 
 export interface KnowledgeDeps {
@@ -39,6 +42,10 @@ export interface KnowledgeDeps {
   staleAfterMs?: number;
   /** Text indexes of small knowledge bases held in memory (null: every search in SQL). */
   memory: MemoryLanes | null;
+  /** BM25 indexes of large knowledge bases held in memory (null: their full-text lane in SQL). */
+  bm25: Bm25Lanes | null;
+  /** The query words' reading the in-process lanes share. */
+  lexicon?: Lexicon;
   /** Parsing, OCR and chunking in the CPU pool. */
   parsers: Parsers;
   /** Website crawls: pages fetched at once, and the least time between two fetches. */
@@ -48,70 +55,6 @@ export interface KnowledgeDeps {
 const withPrefix = (prefix: string, id: string) => `${prefix}${id}`;
 /** `doc_<uuid>` / `task_<uuid>` / bare UUID → UUID (the route schema checked the form). */
 export const stripPrefix = (id: string) => id.replace(/^(doc_|task_)/, '').toLowerCase();
-
-function toCollection(row: repo.CollectionRow): S.Collection {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    is_private: row.is_private,
-    company_id: row.company_id,
-    created_by_id: row.created_by,
-    vector_namespace: `kb:${row.company_id}:${row.id}`,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    document_count: row.document_count,
-  };
-}
-
-/** A document's questions as stored: trimmed, blanks and repeats left out, in the order given. */
-const questionList = (questions: string[]) =>
-  [...new Set(questions.map((question) => question.trim()))].filter(Boolean);
-
-function toDocument(row: repo.DocumentRow, content?: string): S.Document {
-  return {
-    id: withPrefix('doc_', row.id),
-    title: row.title,
-    categories: row.categories,
-    questions: row.questions,
-    collection_id: row.collection_id,
-    company_id: row.company_id,
-    source_type: row.source_type,
-    source_url: row.source_url,
-    file_name: row.file_name,
-    mime_type: row.mime_type,
-    size_bytes: row.size_bytes,
-    language: row.language,
-    task_id: withPrefix('task_', row.task_id),
-    status: row.status,
-    error: row.error,
-    chunk_count: row.chunk_count,
-    embedding_status: row.embedding_status,
-    embedding_error: row.embedding_error,
-    ocr_pages: row.ocr_pages,
-    ocr_confidence: row.ocr_confidence,
-    created_by_id: row.created_by,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    completed_at: row.completed_at?.toISOString() ?? null,
-    ...(content !== undefined ? { content } : {}),
-  };
-}
-
-function toTask(row: repo.DocumentRow, progress: S.Task['progress'] | undefined): S.Task {
-  return {
-    task_id: withPrefix('task_', row.task_id),
-    document_id: withPrefix('doc_', row.id),
-    status: row.status,
-    error: row.error,
-    embedding_status: row.embedding_status,
-    embedding_error: row.embedding_error,
-    chunk_count: row.chunk_count,
-    progress: progress ?? null,
-    created_at: row.created_at.toISOString(),
-    completed_at: row.completed_at?.toISOString() ?? null,
-  };
-}
 
 function requireWriter(context: CompanyContext) {
   if (!hasRole(context.role, 'developer')) {
@@ -135,9 +78,19 @@ export interface UploadedFile {
 export function createKnowledgeService(deps: KnowledgeDeps) {
   const { db, queue, clock, embedding } = deps;
   const vectors = createVectorIndexes(db);
-  const retrieval = createRetrieval({ db, vectors, embedding, memory: deps.memory });
+  const retrieval = createRetrieval({
+    db,
+    vectors,
+    embedding,
+    memory: deps.memory,
+    bm25: deps.bm25,
+    lexicon: deps.lexicon,
+  });
   // Every instance hears of a change through its notification (migration 0014); this one at once.
-  const searchChanged = (companyId: string) => deps.memory?.changed(companyId);
+  const searchChanged = (companyId: string) => {
+    deps.memory?.changed(companyId);
+    deps.bm25?.changed(companyId);
+  };
   const ingestion = createIngestion({
     db,
     queue,
