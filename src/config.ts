@@ -261,6 +261,8 @@ export interface TtsConfig {
   openAi: { url: string | undefined; apiKey: string | undefined; model: string };
   timeoutMs: number;
   maxTextChars: number;
+  /** Finished syntheses of a pure engine kept for repeats: SPEECH_CACHE_BYTES in all (0: off), SPEECH_CACHE_COMPANY_BYTES per company. */
+  cache: { maxBytes: number; companyBytes: number };
 }
 
 const ttsConfig = (env: Env): TtsConfig => ({
@@ -276,6 +278,10 @@ const ttsConfig = (env: Env): TtsConfig => ({
   },
   timeoutMs: int(env, 'TTS_TIMEOUT_MS', 30_000, 100, 600_000),
   maxTextChars: int(env, 'TTS_MAX_TEXT_CHARS', 5000, 1, 100_000),
+  cache: {
+    maxBytes: int(env, 'SPEECH_CACHE_BYTES', 64 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
+    companyBytes: int(env, 'SPEECH_CACHE_COMPANY_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  },
 });
 
 /**

@@ -9,6 +9,7 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { companyContext } from '../../http/auth.js';
 import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
 import { findUnsafeInput } from '../../http/validation.js';
 import type { AudioFile } from '../../ports/speech.js';
@@ -126,7 +127,8 @@ export function voiceSpeechRoutes(speech: VoiceSpeechService): FastifyPluginAsyn
           },
         },
         async (request, reply) => {
-          const audio = await speech.speak(request.params.voiceId, request.body, disconnectSignal(reply));
+          const signal = disconnectSignal(reply);
+          const audio = await speech.speak(request.params.voiceId, request.body, signal, companyContext(request));
           return reply.code(200).type(audio.contentType).send(Readable.from(audio.body));
         },
       );

@@ -15,10 +15,16 @@ import {
   type TextToSpeech,
 } from '../../ports/text-to-speech.js';
 import type { ProviderVoices } from './voice-agents.ports.js';
+import {
+  createSpeechCache,
+  speechCacheKey,
+  type SpeechCache,
+  type SpeechCacheOptions,
+} from './voice-agents.speech-cache.js';
 import { findCatalogVoice, offlineVoiceFor } from './voice-catalog.js';
 
 export interface VoiceSpeechDeps {
-  tts: { tts: TextToSpeech | null; reason: string | null; maxTextChars: number };
+  tts: { tts: TextToSpeech | null; reason: string | null; maxTextChars: number; cache?: SpeechCacheOptions };
   stt: { stt: SpeechToText | null; reason: string | null };
   maxAudioBytes: number;
   /** The provider's voice list (ElevenLabs), checked for a voice outside the catalog. */
@@ -47,6 +53,14 @@ export interface Transcription {
   language?: string;
   duration_s?: number;
 }
+
+/** Whose synthesis it is: a cached synthesis is only ever served to the company that asked for it. */
+export interface SpeechScope {
+  companyId: string;
+}
+
+/** Engines whose bytes are a pure function of the request (so their syntheses may be cached). */
+const PURE_ENGINES = new Set(['espeak-ng']);
 
 export type VoiceSpeechService = ReturnType<typeof createVoiceSpeechService>;
 
@@ -88,6 +102,22 @@ async function started(source: AsyncIterable<Buffer>, voiceId: string): Promise<
   };
 }
 
+/** The synthesis as it streams, kept in the cache once it ended whole (not cut, not too large). */
+function caching(source: AsyncIterable<Buffer>, keep: (audio: Buffer) => void, maxBytes: number, signal: AbortSignal) {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const parts: Buffer[] = [];
+      let size = 0;
+      for await (const part of source) {
+        if (size <= maxBytes) parts.push(part);
+        size += part.length;
+        yield part;
+      }
+      if (size <= maxBytes && !signal.aborted) keep(Buffer.concat(parts, size));
+    },
+  };
+}
+
 /** Seconds of a PCM WAV file from its header, when it is one. */
 function wavSeconds(buffer: Buffer): number | undefined {
   if (buffer.length < 44 || buffer.toString('latin1', 0, 4) !== 'RIFF' || buffer.toString('latin1', 8, 12) !== 'WAVE') {
@@ -102,6 +132,7 @@ function wavSeconds(buffer: Buffer): number | undefined {
 
 export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
   const { maxTextChars } = deps.tts;
+  const cache: SpeechCache | null = deps.tts.cache ? createSpeechCache(deps.tts.cache) : null;
 
   /**
    * Whether a voice outside the catalog may be asked of the engine: never offline; with a voice
@@ -134,8 +165,14 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
     /** The engines in force (ids such as `espeak-ng`, `elevenlabs`), null where none is configured. */
     engines: { tts: deps.tts.tts?.id ?? null, stt: deps.stt.stt?.id ?? null },
 
-    /** Speaks `input.text` in `voiceId`; throws the family's errors. */
-    async speak(voiceId: string, input: SpeakInput, signal: AbortSignal): Promise<SpokenAudio> {
+    /** The synthesis cache's size (null when off). */
+    cacheStats: () => cache?.stats() ?? null,
+
+    /**
+     * Speaks `input.text` in `voiceId`; throws the family's errors. With a `scope`, a pure engine's
+     * synthesis is served from (and kept in) that company's partition of the cache.
+     */
+    async speak(voiceId: string, input: SpeakInput, signal: AbortSignal, scope?: SpeechScope): Promise<SpokenAudio> {
       const format = (input.output_format ?? DEFAULT_OUTPUT_FORMAT) as OutputFormat;
       if (!OUTPUT_FORMATS.includes(format)) {
         throw VoiceSpeechErrors.format(input.output_format!, OUTPUT_FORMATS);
@@ -152,21 +189,32 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
       const curated = findCatalogVoice(voiceId);
       if (!curated && !(await providerKnows(voiceId, signal))) throw AppErrors.notFound('Voice', voiceId);
       const language = input.language_code?.slice(0, 2).toLowerCase();
-      const source = engine.synthesize(
-        {
-          text: input.text,
-          voice: { voiceId, ...(curated ? { offlineVoice: offlineVoiceFor(curated, language) } : {}) },
-          format,
-          modelId: input.model_id,
-          languageCode: input.language_code,
-          speed: input.voice_speed,
-          stability: input.voice_stability,
-          similarityBoost: input.voice_similarity_boost,
-          style: input.voice_style,
-        },
-        signal,
-      );
-      return { contentType: contentTypeOf(format), body: await started(source, voiceId) };
+      const request = {
+        text: input.text,
+        voice: { voiceId, ...(curated ? { offlineVoice: offlineVoiceFor(curated, language) } : {}) },
+        format,
+        modelId: input.model_id,
+        languageCode: input.language_code,
+        speed: input.voice_speed,
+        stability: input.voice_stability,
+        similarityBoost: input.voice_similarity_boost,
+        style: input.voice_style,
+      };
+      const contentType = contentTypeOf(format);
+      if (!cache || !scope || !PURE_ENGINES.has(engine.id))
+        return { contentType, body: await started(engine.synthesize(request, signal), voiceId) };
+      const key = speechCacheKey({ ...request, engine: engine.id, voiceId, offlineVoice: request.voice.offlineVoice });
+      const hit = cache.get(scope.companyId, key);
+      if (hit)
+        return {
+          contentType,
+          body: (async function* () {
+            yield hit;
+          })(),
+        };
+      const keep = (audio: Buffer) => cache.set(scope.companyId, key, audio);
+      const source = caching(engine.synthesize(request, signal), keep, cache.maxEntryBytes, signal);
+      return { contentType, body: await started(source, voiceId) };
     },
 
     checkAudio,
