@@ -141,10 +141,8 @@ export interface KnowledgeConfig {
   allowPrivateUrls: boolean;
   fetchTimeoutMs: number;
   fetchMaxBytes: number;
-  /** WEBSITE_ALLOWED_HOSTS: `host` or `host:port`, comma-separated, fetched though private (an intranet site). */
-  allowedHosts: string[];
-  /** CRAWL_CONCURRENCY pages fetched at once per crawl; CRAWL_DELAY_MS between two fetches (robots' Crawl-delay if longer). */
-  crawl: { concurrency: number; delayMs: number };
+  allowedHosts: string[]; // WEBSITE_ALLOWED_HOSTS: host[:port], comma-separated, fetched though private
+  crawl: { concurrency: number; delayMs: number }; // CRAWL_CONCURRENCY fetches at once, CRAWL_DELAY_MS apart
   /**
    * SEARCH_MEMORY_MAX_CHUNKS: a company's knowledge base with at most this many chunks is also
    * held in memory, so that its searches need no database round trip (0: every search in SQL).
