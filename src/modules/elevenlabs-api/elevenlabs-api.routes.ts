@@ -48,7 +48,7 @@ const STT_FIELDS = new Set([
 const Audio = Type.Unsafe<unknown>({
   type: 'string',
   format: 'binary',
-  description: 'audio/mpeg, audio/L16;rate=N, audio/basic, audio/x-alaw-basic or audio/wav, by output_format',
+  description: 'audio/mpeg, audio/pcm;rate=N, audio/basic, audio/x-alaw-basic or audio/wav, by output_format',
 });
 
 function disconnectSignal(reply: FastifyReply): AbortSignal {
@@ -117,7 +117,10 @@ export function elevenLabsRoutes(api: ElevenLabsApi): FastifyPluginAsyncTypebox 
         },
         async (request, reply) => {
           const audio = await api.speak(request.params.voice_id, request.query, request.body, disconnectSignal(reply));
-          return reply.code(200).type(audio.contentType).send(Readable.from(audio.body));
+          return reply
+            .code(200)
+            .type(audio.contentType)
+            .send(audio.bytes ?? Readable.from(audio.body));
         },
       );
     }

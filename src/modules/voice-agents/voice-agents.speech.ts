@@ -9,10 +9,12 @@ import { SpeechError, type AudioFile, type SpeechToText } from '../../ports/spee
 import {
   contentTypeOf,
   DEFAULT_OUTPUT_FORMAT,
+  isOutputFormat,
   OUTPUT_FORMATS,
   type OutputFormat,
   type TextToSpeech,
 } from '../../ports/text-to-speech.js';
+import { withWavSizes } from '../../adapters/tts/encoders.js';
 import type { ProviderVoices } from './voice-agents.ports.js';
 import { findCatalogVoice, offlineVoiceFor } from './voice-catalog.js';
 
@@ -35,10 +37,21 @@ export interface SpeakInput {
   voice_style?: number;
 }
 
+export interface SpeakOptions {
+  /**
+   * One complete file (a spoken turn's chunk): a WAV with its sizes, an MP3 led by its LAME info
+   * frame (delay and padding) so that chunks play back to back without gaps. WAV is always
+   * complete: its header carries the real sizes.
+   */
+  complete?: boolean;
+}
+
 export interface SpokenAudio {
   contentType: string;
   /** The audio, the first chunk already synthesised (so a refusal is an error status, not a cut stream). */
   body: AsyncIterable<Buffer>;
+  /** The whole file, when it was made complete (WAV, or `complete` asked); `body` yields it too. */
+  bytes?: Buffer;
 }
 
 export interface Transcription {
@@ -87,6 +100,22 @@ async function started(source: AsyncIterable<Buffer>, voiceId: string): Promise<
   };
 }
 
+/** All of a started synthesis; a WAV with placeholder sizes (a provider's stream) gets its real ones. */
+async function whole(body: AsyncIterable<Buffer>, format: OutputFormat, voiceId: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  try {
+    for await (const part of body) parts.push(part);
+  } catch (error) {
+    throw ttsError(error, voiceId);
+  }
+  const bytes = Buffer.concat(parts);
+  return format.startsWith('wav_') ? withWavSizes(bytes) : bytes;
+}
+
+async function* once(bytes: Buffer): AsyncIterable<Buffer> {
+  yield bytes;
+}
+
 /** Seconds of a PCM WAV file from its header, when it is one. */
 function wavSeconds(buffer: Buffer): number | undefined {
   if (buffer.length < 44 || buffer.toString('latin1', 0, 4) !== 'RIFF' || buffer.toString('latin1', 8, 12) !== 'WAVE') {
@@ -124,12 +153,24 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
     /** The engines in force (ids such as `espeak-ng`, `elevenlabs`), null where none is configured. */
     engines: { tts: deps.tts.tts?.id ?? null, stt: deps.stt.stt?.id ?? null },
 
+    /** `format` as an output format the engine serves, else the 400 (or the 503 without an engine). */
+    checkFormat(format: string): OutputFormat {
+      if (!isOutputFormat(format)) throw VoiceSpeechErrors.format(format, OUTPUT_FORMATS);
+      const engine = deps.tts.tts;
+      if (!engine) throw AppErrors.unavailable(deps.tts.reason ?? 'Text-to-speech is not configured');
+      if (!engine.formats.includes(format)) throw VoiceSpeechErrors.format(format, engine.formats, engine.id);
+      return format;
+    },
+
     /** Speaks `input.text` in `voiceId`; throws the family's errors. */
-    async speak(voiceId: string, input: SpeakInput, signal: AbortSignal): Promise<SpokenAudio> {
-      const format = (input.output_format ?? DEFAULT_OUTPUT_FORMAT) as OutputFormat;
-      if (!OUTPUT_FORMATS.includes(format)) {
-        throw VoiceSpeechErrors.format(input.output_format!, OUTPUT_FORMATS);
-      }
+    async speak(
+      voiceId: string,
+      input: SpeakInput,
+      signal: AbortSignal,
+      options: SpeakOptions = {},
+    ): Promise<SpokenAudio> {
+      const format = input.output_format ?? DEFAULT_OUTPUT_FORMAT;
+      if (!isOutputFormat(format)) throw VoiceSpeechErrors.format(format, OUTPUT_FORMATS);
       if (!input.text.trim()) throw AppErrors.validation("Invalid field 'text': must not be blank");
       if (input.text.length > maxTextChars) {
         throw AppErrors.validation(
@@ -142,6 +183,7 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
       const curated = findCatalogVoice(voiceId);
       if (!curated && !(await providerKnows(voiceId, signal))) throw AppErrors.notFound('Voice', voiceId);
       const language = input.language_code?.slice(0, 2).toLowerCase();
+      const complete = options.complete === true || format.startsWith('wav_');
       const source = engine.synthesize(
         {
           text: input.text,
@@ -153,10 +195,14 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
           stability: input.voice_stability,
           similarityBoost: input.voice_similarity_boost,
           style: input.voice_style,
+          ...(complete ? { complete: true } : {}),
         },
         signal,
       );
-      return { contentType: contentTypeOf(format), body: await started(source, voiceId) };
+      const body = await started(source, voiceId);
+      if (!complete) return { contentType: contentTypeOf(format), body };
+      const bytes = await whole(body, format, voiceId);
+      return { contentType: contentTypeOf(format), body: once(bytes), bytes };
     },
 
     /** The transcript of an uploaded audio file; throws the family's errors. */
