@@ -457,7 +457,7 @@ export function createContainer(options: ContainerOptions): Container {
     agents,
     chat,
     inbox,
-    openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding }),
+    openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding, speech: voiceSpeech }),
     supportQueries,
     notifications,
     deployments,

@@ -6,15 +6,33 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 export const FFMPEG = '/usr/bin/ffmpeg';
 export const FFPROBE = '/usr/bin/ffprobe';
 export const hasFfmpeg = existsSync(FFMPEG) && existsSync(FFPROBE);
 export const NO_FFMPEG = `${FFMPEG} is missing (apt-get install -y ffmpeg): the decoding tests are skipped`;
 
-function run(command: string, args: string[], input: Buffer): Promise<Buffer> {
+/**
+ * Runs ffmpeg or ffprobe on `input` written to a file of its own: from a pipe, ffmpeg's MP3
+ * reader does not drop the padding an info frame names (it does from a file, as players do).
+ */
+async function run(command: string, args: (file: string) => string[], input: Buffer): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'sb-ffmpeg-'));
+  const file = path.join(dir, 'input');
+  try {
+    await writeFile(file, input);
+    return await exec(command, args(file));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function exec(command: string, args: string[]): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -25,8 +43,6 @@ function run(command: string, args: string[], input: Buffer): Promise<Buffer> {
         ? resolve(Buffer.concat(out))
         : reject(new Error(`${command} exited ${code}: ${Buffer.concat(err).toString().slice(0, 500)}`)),
     );
-    child.stdin.on('error', () => undefined); // ffmpeg may stop reading early; its exit code tells
-    child.stdin.end(input);
   });
 }
 
@@ -41,7 +57,11 @@ export function rawInput(format: string): string[] {
 
 /** `bytes` decoded by ffmpeg to 16-bit mono PCM at its own rate (no resampling). */
 export async function ffmpegDecode(bytes: Buffer, input: string[] = []): Promise<Int16Array> {
-  const out = await run(FFMPEG, ['-v', 'error', ...input, '-i', 'pipe:0', '-f', 's16le', '-ac', '1', 'pipe:1'], bytes);
+  const out = await run(
+    FFMPEG,
+    (file) => ['-v', 'error', ...input, '-i', file, '-f', 's16le', '-ac', '1', 'pipe:1'],
+    bytes,
+  );
   return new Int16Array(out.buffer, out.byteOffset, out.length / 2);
 }
 
@@ -54,20 +74,9 @@ export interface ProbedStream {
 
 /** ffprobe's view of the first stream. */
 export async function ffprobe(bytes: Buffer, input: string[] = []): Promise<ProbedStream> {
-  const out = await run(
-    FFPROBE,
-    [
-      '-v',
-      'error',
-      ...input,
-      '-show_entries',
-      'stream=codec_name,sample_rate,channels,bit_rate',
-      '-of',
-      'json',
-      'pipe:0',
-    ],
-    bytes,
-  );
+  const entries = 'stream=codec_name,sample_rate,channels,bit_rate';
+  const args = (file: string) => ['-v', 'error', ...input, '-show_entries', entries, '-of', 'json', file];
+  const out = await run(FFPROBE, args, bytes);
   return (JSON.parse(out.toString()) as { streams: ProbedStream[] }).streams[0]!;
 }
 

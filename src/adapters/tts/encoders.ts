@@ -18,6 +18,8 @@ import { mp3InfoFrame } from './mp3-info.js';
 import { createOggOpusEncoder } from './ogg-opus.js';
 import { resamplePcm16 } from './resample.js';
 
+export { withWavSizes } from '../../lib/wav-sizes.js';
+
 export interface AudioEncoder {
   /** Encodes one chunk of PCM at the input rate; may return an empty buffer (MP3 buffers frames). */
   push(pcm: Int16Array): Buffer;
@@ -67,32 +69,6 @@ function companded(pcm: Int16Array, compand: (sample: number) => number): Buffer
   const out = Buffer.alloc(pcm.length);
   for (let i = 0; i < pcm.length; i++) out[i] = compand(pcm[i]!);
   return out;
-}
-
-/**
- * A complete WAV file with its real sizes, from one whose sizes are placeholders (a streamed
- * header, ours or a provider's: 0, 0xFFFFFFFF or past the end): the RIFF size and the `data`
- * chunk's size are set from the bytes there are. A file already sized, or anything that is not a
- * RIFF/WAVE file with a `data` chunk, is returned as it is.
- */
-export function withWavSizes(wav: Buffer): Buffer {
-  if (wav.length < 12 || wav.toString('latin1', 0, 4) !== 'RIFF' || wav.toString('latin1', 8, 12) !== 'WAVE')
-    return wav;
-  let at = 12;
-  while (at + 8 <= wav.length) {
-    const id = wav.toString('latin1', at, at + 4);
-    if (id === 'data') {
-      const data = wav.length - at - 8;
-      const stated = wav.readUInt32LE(at + 4);
-      if (stated !== 0 && stated !== 0xffffffff && stated <= data) return wav; // already sized
-      const out = Buffer.from(wav);
-      out.writeUInt32LE(data, at + 4);
-      out.writeUInt32LE(out.length - 8, 4);
-      return out;
-    }
-    at += 8 + wav.readUInt32LE(at + 4) + (wav.readUInt32LE(at + 4) & 1);
-  }
-  return wav;
 }
 
 export interface EncoderOptions {

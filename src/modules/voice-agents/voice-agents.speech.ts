@@ -14,7 +14,7 @@ import {
   type OutputFormat,
   type TextToSpeech,
 } from '../../ports/text-to-speech.js';
-import { withWavSizes } from '../../adapters/tts/encoders.js';
+import { withWavSizes } from '../../lib/wav-sizes.js';
 import type { ProviderVoices } from './voice-agents.ports.js';
 import { findCatalogVoice, offlineVoiceFor } from './voice-catalog.js';
 
