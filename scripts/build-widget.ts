@@ -17,7 +17,7 @@ export async function bundleWidget(): Promise<Uint8Array> {
     bundle: true,
     minify: true,
     format: 'iife',
-    target: ['es2019', 'chrome80', 'firefox78', 'safari13'],
+    target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
     legalComments: 'none',

@@ -31,6 +31,7 @@ import {
   truncateQuoted,
 } from './http/errors.js';
 import { registerConsole } from './http/console.js';
+import { accessLogRequest } from './http/access-log.js';
 import { registerHttpLimits, serverTimeouts } from './http/limits.js';
 import { listCacheHooks } from './http/list-cache.js';
 import { CpuBusyError } from './lib/cpu-pool.js';
@@ -49,6 +50,7 @@ import { ApiKey, ChatToken, identityRoutes, sessionRoutes, signInRoutes, User } 
 import { InboxConversation, InboxMessage, inboxRoutes } from './modules/inbox/index.js';
 import { INTEGRATIONS_SCHEMAS, integrationsRoutes } from './modules/integrations/index.js';
 import { collectionsRoutes, documentsRoutes, KNOWLEDGE_SCHEMAS } from './modules/knowledge/index.js';
+import { mcpMetadataRoutes, mcpRoutes } from './modules/mcp/index.js';
 import { openAiRoutes } from './modules/openai-api/index.js';
 import { elevenLabsRoutes } from './modules/elevenlabs-api/index.js';
 import { supportQueriesRoutes } from './modules/support-queries/index.js';
@@ -131,7 +133,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     maxBodyBytes: Math.max(config.knowledge.maxUploadBytes, config.chat.maxAudioBytes) + 64 * 1024,
   };
   const app = Fastify({
-    loggerInstance: container.log as FastifyBaseLogger,
+    // The access log records the path and a scrubbed query, never the URL whole (src/http/access-log.ts).
+    loggerInstance: container.log.child({}, { serializers: { req: accessLogRequest } }) as FastifyBaseLogger,
     trustProxy: true,
     forceCloseConnections: 'idle',
     // Request, header and body time limits (src/http/limits.ts).
@@ -195,6 +198,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key of a company (sk_…)' },
           apiToken: { type: 'apiKey', in: 'header', name: 'x-api-token', description: 'Chat token (ct_…)' },
           chatBearer: { type: 'http', scheme: 'bearer', description: 'Chat token (ct_…) as an OpenAI API key (/v1)' },
+          mcpBearer: { type: 'http', scheme: 'bearer', description: 'API key (sk_…) or chat token (ct_…) (/mcp)' },
           xiApiKey: {
             type: 'apiKey',
             in: 'header',
@@ -443,6 +447,17 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
     { prefix: '/elevenlabs' },
   );
+
+  // The Model Context Protocol for MCP clients: an API key or chat token as the Bearer credential,
+  // JSON-RPC errors; the protected resource metadata (RFC 9728) open to all.
+  await app.register(
+    mcpRoutes(container.mcp, auth, {
+      publicBaseUrl: config.publicBaseUrl,
+      perMinute: limits.publicPerMinute,
+      rateLimitsEnabled: limits.enabled,
+    }),
+  );
+  await app.register(mcpMetadataRoutes(config.publicBaseUrl));
 
   // Channels: vendors' inbound routes at the root, each verified by the vendor's own scheme.
   await app.register(channelsRoutes(container.channels));

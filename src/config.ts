@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { bool, ConfigError, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
 import { widgetConfig, type WidgetConfig } from './config.widget.js';
+import { mcpConfig, type McpConfig } from './config.mcp.js';
 import { integrationsConfig, webhooksConfig, type IntegrationsConfig, type WebhooksConfig } from './config.outbound.js';
 
 export type { IntegrationsConfig, WebhooksConfig } from './config.outbound.js';
@@ -375,6 +376,7 @@ export interface Config {
   integrations: IntegrationsConfig;
   widget: WidgetConfig;
   webhooks: WebhooksConfig;
+  mcp: McpConfig;
 }
 
 /** The process environment with `overrides` on top (the CLI runs its commands without workers). */
@@ -461,6 +463,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     integrations: integrationsConfig(env),
     widget: widgetConfig(env),
     webhooks: webhooksConfig(env),
+    mcp: mcpConfig(env),
   };
   return deepFreeze(config);
 }

@@ -41,8 +41,7 @@ import {
   type ChatModule,
   type ServingRecord,
 } from './modules/chat/index.js';
-import { createOpenAiModule, type OpenAiModule } from './modules/openai-api/index.js';
-import { createElevenLabsApi, type ElevenLabsApi } from './modules/elevenlabs-api/index.js';
+import { createProtocolFronts, type ProtocolFronts } from './container.protocols.js';
 import {
   createRollupFolder,
   createSupportQueriesService,
@@ -57,7 +56,7 @@ import { createIntegrationsModule, type IntegrationsModule } from './modules/int
 import { createWidgetModule, type WidgetModule, type WidgetRecord } from './modules/widget/index.js';
 import { channelJobs, createChannelsService, type ChannelsService } from './modules/channels/index.js';
 import { createWebhookSender } from './adapters/webhooks/webhook-sender.js';
-import { AppError } from './http/errors.js';
+import { orNull, systemReader } from './container.readers.js';
 import { createWebhooksModule, WEBHOOK_EVENTS_CHANNEL, type WebhooksModule } from './modules/webhooks/index.js';
 import {
   createVoiceAgentsModule,
@@ -68,7 +67,7 @@ import {
   type VoiceSpeechService,
 } from './modules/voice-agents/index.js';
 
-export interface Container {
+export interface Container extends ProtocolFronts {
   config: Readonly<Config>;
   log: Logger;
   clock: Clock;
@@ -95,8 +94,6 @@ export interface Container {
   chat: ChatModule;
   /** The inbox: conversations handed to people (over chat's hand-off, events and deliveries). */
   inbox: InboxService;
-  /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
-  openAi: OpenAiModule;
   /** Support queries: the recorder the platform writes through and the family's reads. */
   supportQueries: SupportQueriesService;
   /** Team notifications: `notify` for the platform and the family's reads. */
@@ -115,8 +112,6 @@ export interface Container {
   voiceAgents: VoiceAgentsService;
   /** Text to speech and speech to text of the voice agents family. */
   voiceSpeech: VoiceSpeechService;
-  /** ElevenLabs' protocol over the voice speech (`/elevenlabs`). */
-  elevenLabs: ElevenLabsApi;
   /** Voice turns: a voice agent's main agent answers through the chat turn, spoken. */
   voiceRespond: VoiceRespond;
   widget: WidgetModule;
@@ -124,21 +119,6 @@ export interface Container {
   start(): Promise<void>;
   /** Stops workers, then closes the queue, Redis and the database pool. */
   close(): Promise<void>;
-}
-
-/** The context of the platform reading a company's resources (as its owner would see them). */
-function systemReader(companyId: string) {
-  return { companyId, userId: '00000000-0000-0000-0000-000000000000', role: 'owner' as const };
-}
-
-/** The value, or null when the resource is gone (a 404). */
-async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof AppError && error.statusCode === 404) return null;
-    throw error;
-  }
 }
 
 export interface ContainerOptions {
@@ -457,7 +437,6 @@ export function createContainer(options: ContainerOptions): Container {
     agents,
     chat,
     inbox,
-    openAi: createOpenAiModule({ db, clock, chat, embedding: knowledgeAdapters.embedding, speech: voiceSpeech }),
     supportQueries,
     notifications,
     deployments,
@@ -467,7 +446,17 @@ export function createContainer(options: ContainerOptions): Container {
     webhooks,
     voiceAgents,
     voiceSpeech,
-    elevenLabs: createElevenLabsApi(voiceSpeech),
+    ...createProtocolFronts({
+      config,
+      db,
+      clock,
+      chat,
+      knowledge,
+      supportQueries,
+      voiceSpeech,
+      log: log.child({ module: 'mcp' }),
+      embedding: knowledgeAdapters.embedding,
+    }),
     voiceRespond: createVoiceRespond({ db, turns: chat.turns, speech: voiceSpeech }),
     widget,
     async start() {

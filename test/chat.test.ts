@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wavHeader } from '../src/adapters/tts/encoders.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { chat, chatSetup } from './helpers/chat.js';
 import { fakeProviders, startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
@@ -300,7 +301,20 @@ describe('POST /agent/chat', () => {
       .catch(() => `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`);
     const form = new FormData();
     form.set('agent_key', setup.agentKey);
-    form.set('audio', new Blob([new Uint8Array(64)], { type: 'audio/wav' }), 'hello.wav');
+    form.set('audio', new Blob([wavHeader(16000, 64), new Uint8Array(64)], { type: 'audio/wav' }), 'hello.wav');
+    // A text file typed as WAV is the client's error, told before the missing engine.
+    const text = new FormData();
+    text.set('agent_key', setup.agentKey);
+    text.set('audio', new Blob(['hello, a text file'], { type: 'audio/wav' }), 'hello.wav');
+    const refused = await fetch(`${address}/api/v1/chat/agent/chat`, {
+      method: 'POST',
+      headers: setup.token,
+      body: text,
+    });
+    expect(refused.status).toBe(415);
+    expect(((await refused.json()) as { message: string }).message).toMatch(
+      /^Invalid field 'audio': the file is not audio/,
+    );
     const res = await fetch(`${address}/api/v1/chat/agent/chat`, { method: 'POST', headers: setup.token, body: form });
     expect(res.status).toBe(503);
     expect(((await res.json()) as { message: string }).message).toMatch(

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CSP, CONSOLE_DIR, registerConsole } from '../src/http/console.js';
+import { CONSOLE_CSP, CONSOLE_DIR, PREVIEW_CSP, registerConsole } from '../src/http/console.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 
 const built = existsSync(path.join(CONSOLE_DIR, 'index.html'));
@@ -43,6 +43,21 @@ describe.skipIf(!built)('the console at /console', () => {
     const deep = await t.app.inject({ method: 'GET', url: '/console/agents/42' });
     expect(deep.statusCode).toBe(200);
     expect(deep.body).toBe(home.body);
+  });
+
+  it('serves the widget preview framable by the console only, the console framing nothing else', async () => {
+    expect(CONSOLE_CSP).toContain("frame-src 'self'");
+    const preview = await t.app.inject({ method: 'GET', url: '/console/preview.html' });
+    expect(preview.statusCode).toBe(200);
+    expect(preview.headers['content-security-policy']).toBe(PREVIEW_CSP);
+    expect(PREVIEW_CSP).toContain("frame-ancestors 'self'");
+    expect(PREVIEW_CSP).toContain("script-src 'self';");
+    expect(PREVIEW_CSP).toContain("connect-src 'self';");
+    expect(preview.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(preview.body).toContain('id="preview-status"');
+    expect(preview.body).not.toMatch(/<script>(?!<\/script>)|<style>|style="/);
+    const home = await t.app.inject({ method: 'GET', url: '/console/' });
+    expect(home.headers['x-frame-options']).toBe('DENY');
   });
 
   it('serves hashed assets gzipped and cached for good, with an ETag; unknown assets are 404', async () => {

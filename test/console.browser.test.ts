@@ -1,8 +1,10 @@
 /**
  * The console in a real browser (Debian's Chromium driven by playwright-core) against a real
  * service: accept an invitation with a password, sign out and in, upload a document and watch it
- * complete, create an agent, deploy it, chat with it, see the conversation in insights, visit
- * every page, sign out. axe-core finds no serious or critical violation on any page, the strict
+ * complete, create an agent, deploy it, chat with it, see the conversation in insights, answer a
+ * customer's hand-off from the inbox (live list, Arabic right to left, reply seen by the customer,
+ * close), add a webhook endpoint and send it a test, open the widget's snippet and preview, visit
+ * every page (and the inbox at 390 px), sign out. axe-core finds no serious or critical violation on any page, the strict
  * Content-Security-Policy refuses nothing the console does, and a screenshot of each page is kept
  * under test-artifacts/console/ (gitignored). Skipped, saying so, without Chromium or a build.
  */
@@ -38,7 +40,14 @@ let tenant: TestTenant;
 beforeAll(async () => {
   if (missing) return;
   await mkdir(ARTIFACTS, { recursive: true });
-  t = await createTestApp({ EMBEDDINGS_PROVIDER: 'none', RUN_WORKERS: 'true', RATE_LIMIT_ENABLED: 'false' });
+  console.log(`console screenshots: ${ARTIFACTS}`);
+  t = await createTestApp({
+    EMBEDDINGS_PROVIDER: 'none',
+    RUN_WORKERS: 'true',
+    RATE_LIMIT_ENABLED: 'false',
+    // The webhooks page adds an endpoint on this machine (nothing is sent: no webhook worker runs here).
+    ALLOW_PRIVATE_URLS: 'true',
+  });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -102,7 +111,7 @@ async function docxFile(): Promise<string> {
 }
 
 describe.skipIf(missing !== null)('the console in Chromium', () => {
-  it('takes a new person from the invitation to a deployed agent, a chat and its insights', async () => {
+  it('takes a new person from the invitation to a deployed agent, a chat, its insights and a hand-off', async () => {
     const email = uniqueEmail('dev');
     const invited = await t.app.inject({
       method: 'POST',
@@ -197,6 +206,103 @@ describe.skipIf(missing !== null)('the console in Chromium', () => {
     await page.locator('.chart canvas').first().waitFor();
     await expectAccessible(page, 'insights');
     await snap(page, 'insights');
+
+    // A customer asks for a person through the chat API (in Arabic): the inbox lists it live.
+    await page.getByRole('link', { name: 'Inbox', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Inbox' }).waitFor();
+    await page.getByText('Nobody is waiting for a person').waitFor();
+    await expectAccessible(page, 'inbox (empty)');
+    const deployed = await t.app.inject({ method: 'GET', url: '/api/public/deployments', headers: tenant.headers });
+    const agentKey = deployed.json<{ data: { agent_key: string }[] }>().data[0]!.agent_key;
+    const customer = (await tenant.chatToken()).headers;
+    const asked = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/chat/agent/chat',
+      headers: customer,
+      payload: { agent_key: agentKey, query: 'أريد التحدث مع موظف من فضلك', user: 'customer-7' },
+    });
+    expect(asked.statusCode, asked.body).toBe(200);
+    const conversationId = asked.json<{ conversation_id: string }>().conversation_id;
+    await page.getByRole('link', { name: 'customer-7', exact: true }).click();
+    const question = page.locator('.bubble.customer .bubble-text', { hasText: 'أريد التحدث مع موظف' });
+    await question.waitFor();
+    expect(
+      await page.evaluate<string>(
+        "getComputedStyle(document.querySelector('.bubble.customer .bubble-text')).direction",
+      ),
+    ).toBe('rtl');
+    await page.getByText('The customer asked for a person').waitFor();
+
+    // Answer it from the console: the customer's conversation has the reply; then close it.
+    await page.getByLabel('Reply', { exact: true }).fill('Hello, this is Noor from the returns team. How can I help?');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await page.locator('.bubble.human', { hasText: 'Noor from the returns team' }).waitFor();
+    await page.locator('.detail-header .badge.assigned').waitFor();
+    await expectAccessible(page, 'inbox');
+    await snap(page, 'inbox');
+    const history = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/chat/conversations/${conversationId}/messages`,
+      headers: customer,
+    });
+    expect(history.statusCode, history.body).toBe(200);
+    expect(history.json<{ data: { role: string; content: string }[] }>().data.at(-1)).toMatchObject({
+      role: 'human',
+      content: 'Hello, this is Noor from the returns team. How can I help?',
+    });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('.bubble.human').first().waitFor();
+    await expectAccessible(page, 'inbox at 390 px');
+    await snap(page, 'inbox-390');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.getByLabel('Resolution (optional)').fill('Explained when the refund arrives');
+    await page.getByRole('button', { name: 'Close conversation' }).click();
+    await page.getByText('This conversation is closed').waitFor();
+    const resolved = await t.container.db
+      .selectFrom('support_queries')
+      .select(['status', 'escalated_to_human'])
+      .where('conversation_id', '=', conversationId)
+      .executeTakeFirstOrThrow();
+    expect(resolved).toEqual({ status: 'resolved', escalated_to_human: true });
+
+    // Webhooks: add an endpoint (its secret shown once), send it a test, see the delivery, rotate.
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByText('No webhook endpoints').waitFor();
+    await page.getByLabel('URL').fill('http://127.0.0.1:9/switchboard-events');
+    await page.getByLabel('Description').fill('Our CRM');
+    await page.getByRole('checkbox', { name: 'conversation.handoff' }).check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const first = await page.locator('.secret code').textContent();
+    expect(first).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Send a test to http://127.0.0.1:9/switchboard-events' }).click();
+    await page.getByRole('cell', { name: 'webhook.test' }).waitFor();
+    await page.getByRole('button', { name: 'Rotate secret of http://127.0.0.1:9/switchboard-events' }).click();
+    await page.getByText('The new signing secret').waitFor();
+    const second = await page.locator('.secret code').textContent();
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    await expectAccessible(page, 'webhooks');
+    await snap(page, 'webhooks');
+
+    // The widget of the web deployment: its snippet, and the preview (or why there is none yet).
+    await page.getByRole('link', { name: 'Deployments', exact: true }).click();
+    await page.getByRole('button', { name: 'Widget of Returns helper' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Website widget' }).waitFor();
+    expect(await page.locator('.snippet code').textContent()).toMatch(
+      /<script src="[^"]*\/widget\.js\?v=[^"]*" data-key="[^"]+"/,
+    );
+    const script = await fetch(`${base}/widget.js`, { method: 'HEAD' });
+    if (script.status === 404) {
+      await page.getByText('does not serve the widget script yet (/widget.js answered 404)').waitFor();
+    } else {
+      expect(script.status).toBe(200);
+      await page.getByRole('button', { name: /^Allow http:\/\/127\.0\.0\.1:\d+ for the preview$/ }).click();
+      const frame = page.frameLocator('iframe[title="Widget preview"]');
+      await frame.locator('body[data-widget="loaded"]').waitFor();
+    }
+    await expectAccessible(page, 'deployments with the widget');
+    await snap(page, 'deployments-widget');
 
     // Every other page: named, accessible, kept.
     await visit(page, 'notifications', 'Notifications', 'notifications');

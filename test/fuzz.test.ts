@@ -295,6 +295,9 @@ interface Probe {
 
 function credentials(path: string): Record<string, string> {
   if (path.startsWith('/api/v1/chat')) return { ...setup.token };
+  // The MCP endpoint: an API key as its Bearer, and the answer types its transport requires.
+  if (path === '/mcp')
+    return { authorization: `Bearer ${setup.tenant.apiKey}`, accept: 'application/json, text/event-stream' };
   if (path.startsWith('/api/') || path.startsWith('/customer-support') || path.startsWith('/team-notifications'))
     return { ...setup.tenant.headers };
   return {};
@@ -426,6 +429,8 @@ const SHAPE_KEYS: Record<ErrorShape, Record<string, 'string' | 'number' | 'objec
   openai: { error: 'object' },
   // ElevenLabs' `{detail: {status, message}}` (the /elevenlabs endpoint): checked further below.
   elevenlabs: { detail: 'object' },
+  // MCP's JSON-RPC error `{jsonrpc, error: {code, message}, id: null}` (the /mcp endpoint): checked further below.
+  jsonrpc: { jsonrpc: 'string', error: 'object', id: 'object' },
 };
 
 function describeProbe(probe: Probe): string {
@@ -462,6 +467,11 @@ function checkAnswer(probe: Probe, res: ProbeAnswer): void {
     const inner = (body as { detail: Record<string, unknown> }).detail;
     if (Object.keys(inner).sort().join() !== 'message,status' || typeof inner.status !== 'string')
       throw new Error(`not the elevenlabs shape: ${what}`);
+  }
+  if (shape === 'jsonrpc') {
+    const inner = (body as { error: Record<string, unknown> }).error;
+    if (Object.keys(inner).sort().join() !== 'code,message' || typeof inner.code !== 'number')
+      throw new Error(`not the jsonrpc shape: ${what}`);
   }
   const status = (body as Record<string, unknown>).statusCode ?? (body as Record<string, unknown>).status_code;
   if (status !== undefined && status !== res.statusCode) throw new Error(`status in body differs: ${what}`);

@@ -33,6 +33,25 @@ function exchange(head: string): Promise<{ text: string; closed: boolean }> {
   });
 }
 
+/** Sends the request line, then header after header in packets of their own, and reads the answer. */
+function exchangeInPieces(parts: string[]): Promise<{ text: string; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket: Socket = connect(port, '127.0.0.1', async () => {
+      for (const part of parts) {
+        if (socket.destroyed) return;
+        socket.write(part);
+        await new Promise((next) => setTimeout(next, 10));
+      }
+    });
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      ['ECONNRESET', 'EPIPE'].includes(error.code ?? '') ? resolve({ text, closed: true }) : reject(error),
+    );
+    socket.on('close', () => resolve({ text, closed: true }));
+  });
+}
+
 const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
 
 describe('HTTP limits', () => {
@@ -55,6 +74,29 @@ describe('HTTP limits', () => {
     expect(closed).toBe(true);
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(bodyOf(text)).toEqual({ detail: expect.stringMatching(/content-length 2147483648/) });
+  });
+
+  it.each([
+    [
+      '/api/v1/chat/conversations',
+      { error: 'RequestHeaderFieldsTooLarge', statusCode: 431 },
+      ['error', 'message', 'statusCode'],
+    ],
+    [
+      '/customer-support?limit=5',
+      { error: 'RequestHeaderFieldsTooLarge', statusCode: 431, path: '/customer-support' },
+      ['error', 'message', 'path', 'statusCode', 'timestamp'],
+    ],
+    ['/api/public/deployments', { status_code: 431 }, ['detail', 'status_code']],
+    ['/api/public/integrations', {}, ['detail']],
+  ])('answers headers over 16 KB sent in pieces to %s with 431 in that family shape', async (target, fields, keys) => {
+    const headers = Array.from({ length: 8 }, (_, i) => `x-padding-${i}: ${'p'.repeat(3000)}\r\n`);
+    const { text, closed } = await exchangeInPieces([`GET ${target} HTTP/1.1\r\nHost: x\r\n`, ...headers, '\r\n']);
+    expect(closed).toBe(true);
+    expect(text).toMatch(/^HTTP\/1\.1 431 /);
+    const body = bodyOf(text);
+    expect(body).toMatchObject(fields);
+    expect(Object.keys(body).sort()).toEqual(keys);
   });
 
   it('bounds the connections one address holds open', async () => {

@@ -48,6 +48,7 @@ describe('GET /integrations/types', () => {
         'gmail',
         'google_calendar',
         'hubspot',
+        'mcp',
         'notion',
         'shopify',
         'slack',
@@ -128,6 +129,23 @@ describe('create, read, update, delete', () => {
     const list = await integrationsApi(t.app, member).list();
     expect(list.statusCode).toBe(200);
     expect(list.json().map((item: { id: string }) => item.id)).toEqual([second.id, first.id]);
+  });
+
+  it('pages the list (skip, limit) newest first, keeping the array the interface gives', async () => {
+    const tenant = await createTenant(t.container);
+    const api = integrationsApi(t.app, tenant);
+    const ids: string[] = [];
+    for (const name of ['One', 'Two', 'Three']) ids.unshift((await api.create({ ...SLACK, name })).json().id);
+    const page = (query: string) =>
+      t.app.inject({ method: 'GET', url: `/api/public/integrations${query}`, headers: tenant.headers });
+    expect((await page('?limit=2')).json().map((item: { id: string }) => item.id)).toEqual(ids.slice(0, 2));
+    expect((await page('?skip=2&limit=2')).json().map((item: { id: string }) => item.id)).toEqual([ids[2]]);
+    expect((await page('?skip=3')).json()).toEqual([]);
+    for (const query of ['?limit=0', '?limit=1001', '?skip=-1', '?limit=x']) {
+      const res = await page(query);
+      expect(res.statusCode, query).toBe(400);
+      expect(Object.keys(res.json()), query).toEqual(['detail']);
+    }
   });
 
   it('updates only what is sent: name, flags, config keys (secrets kept when omitted or sent back masked)', async () => {

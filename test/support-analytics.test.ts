@@ -109,7 +109,8 @@ function perAgent() {
       agent_name: agentNames.get(id)!,
       queries_handled: qs.length,
       success_rate: (100 * agentResolved(qs)) / qs.length,
-      avg_resolution_time: mean(qs.filter((q) => q.resolvedAt).map(minutes)),
+      // The agent's own resolutions: a person's resolution after a hand-off is not the agent's.
+      avg_resolution_time: mean(qs.filter((q) => q.resolvedAt && !q.escalated).map(minutes)),
       customer_satisfaction: mean(qs.flatMap((q) => (q.satisfaction ? [q.satisfaction] : []))),
     };
   });

@@ -45,6 +45,7 @@ const MEASURES = [
   'satisfaction_sum',
   'satisfaction_count',
   'resolutions',
+  'agent_resolution_minutes_sum',
 ];
 type Figures = Record<string, number>;
 
@@ -71,7 +72,10 @@ async function expected(unit: 'hour' | 'day'): Promise<Map<string, Figures>> {
       if (raw.escalated_to_human) f.escalated_count! += 1;
       if (raw.resolved_at) {
         f.resolved_count! += 1;
-        if (!raw.escalated_to_human) f.agent_resolved_count! += 1;
+        if (!raw.escalated_to_human) {
+          f.agent_resolved_count! += 1;
+          f.agent_resolution_minutes_sum! += Number(raw.resolution_minutes);
+        }
         f.resolution_minutes_sum! += Number(raw.resolution_minutes);
       }
       if (raw.customer_satisfaction != null) {
@@ -117,6 +121,7 @@ async function liveAgentCounters() {
       queries_handled: row.queries_handled,
       resolved_count: row.resolved_count,
       satisfaction_sum: row.satisfaction_sum,
+      agent_minutes: Math.round(Number(row.agent_resolution_minutes_sum) * 1000),
     }))
     .sort((a, b) => a.agent_id.localeCompare(b.agent_id));
 }
@@ -127,8 +132,10 @@ async function agentCounters() {
     queries_handled: number;
     resolved_count: number;
     satisfaction_sum: number;
+    agent_minutes: number;
   }>`
-    select agent_id, queries_handled, resolved_count, satisfaction_sum from support_agent_metrics
+    select agent_id, queries_handled, resolved_count, satisfaction_sum,
+      round(agent_resolution_minutes_sum::numeric * 1000)::int as agent_minutes from support_agent_metrics
     where company_id = ${tenant.companyId} and queries_handled <> 0 order by agent_id`.execute(t.container.db);
   return rows.rows;
 }
@@ -139,9 +146,12 @@ async function expectedAgentCounters() {
     queries_handled: number;
     resolved_count: number;
     satisfaction_sum: number;
+    agent_minutes: number;
   }>`
     select agent_id, count(*)::int as queries_handled, count(resolved_at)::int as resolved_count,
-      coalesce(sum(customer_satisfaction), 0)::int as satisfaction_sum
+      coalesce(sum(customer_satisfaction), 0)::int as satisfaction_sum,
+      round(coalesce(sum(resolution_minutes) filter (where resolved_at is not null and not escalated_to_human), 0)::numeric
+        * 1000)::int as agent_minutes
     from support_queries where company_id = ${tenant.companyId} and agent_id is not null
     group by agent_id order by agent_id`.execute(t.container.db);
   return rows.rows;

@@ -47,6 +47,21 @@ async function created(tenant: TestTenant, fields: Record<string, unknown> = {})
 }
 
 describe('records', () => {
+  it('pages the list (skip, limit) oldest first, keeping the array the interface gives', async () => {
+    const tenant = await createTenant(t.container);
+    const ids = [];
+    for (const name of ['One', 'Two', 'Three']) ids.push((await created(tenant, { name })).id);
+    const page = (query: string) => send(tenant, 'GET', `${URL}${query}`);
+    expect((await page('')).json().map((row: { id: string }) => row.id)).toEqual(ids);
+    expect((await page('?skip=1&limit=1')).json().map((row: { id: string }) => row.id)).toEqual([ids[1]]);
+    expect((await page('?skip=3')).json()).toEqual([]);
+    for (const query of ['?limit=0', '?limit=1001', '?skip=-1', '?limit=x']) {
+      const res = await page(query);
+      expect(res.statusCode, query).toBe(400);
+      expect(Object.keys(res.json()), query).toEqual(['detail']);
+    }
+  });
+
   it('creates with the spec defaults and the catalog voice name and language', async () => {
     const tenant = await createTenant(t.container, 'developer');
     const body = await created(tenant);

@@ -290,6 +290,29 @@ describe('speech to text', () => {
     expect(response.statusCode).toBe(413);
   });
 
+  it('checks the form before the engine: without one, bad input is still a 400 or 415 naming the problem', async () => {
+    const other = await createTenant(offline.container);
+    const send = (body: ReturnType<typeof form>) => stt(offline, body, other.headers);
+    const text = Buffer.from('Where is my order? This is a text file, not a recording.\n');
+    const cases: [ReturnType<typeof form>, number, RegExp][] = [
+      [form({ name: 'q.wav', type: 'audio/wav', bytes: text }), 415, /'file': the file is not audio .*audio\/wav/],
+      [form({ name: 'q.mp3', type: 'audio/mpeg', bytes: Buffer.from('ID') }), 415, /'file': the file is not audio/],
+      [form({ name: 'q.wav', type: 'audio/wav', bytes: SECOND }, { prompt: 'x' }), 400, /'prompt': unknown field/],
+      [form({ name: 'q.wav', type: 'audio/wav', bytes: SECOND }, { language: 'e\u0000n' }), 400, /NUL/],
+      [form({ name: 'q\u0000.wav', type: 'audio/wav', bytes: SECOND }), 400, /NUL/],
+      [form({ name: 'q.wav', type: 'audio/wav', bytes: SECOND }, { language: 'english please' }), 400, /'language'/],
+      [form(undefined, { language: 'en' }), 400, /'file': an audio file is required/],
+    ];
+    for (const [body, status, detail] of cases) {
+      const response = await send(body);
+      expect(response.statusCode, response.body).toBe(status);
+      expect(Object.keys(response.json())).toEqual(['detail']);
+      expect(response.json().detail).toMatch(detail);
+    }
+    // The same upload as real audio reaches the missing engine.
+    expect((await send(form({ name: 'q.wav', type: 'audio/wav', bytes: SECOND }))).statusCode).toBe(503);
+  });
+
   it('answers 503 saying what to configure without an engine', async () => {
     const other = await createTenant(offline.container);
     const response = await stt(offline, form({ name: 'q.wav', type: 'audio/wav', bytes: SECOND }), other.headers);

@@ -23,6 +23,8 @@ const ARTICLE = {
     'Q: How long do refunds take?\nA: Refunds are paid to the original card within 5 business days after we receive the item.',
 };
 const QUESTION = 'How long does a refund take?';
+/** A person of the team (their id never reaches a visitor). */
+const PERSON = '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9';
 
 beforeAll(async () => {
   t = await createTestApp({
@@ -596,18 +598,51 @@ describe('feedback and conversation events', () => {
         id: '5a0f3c4e-8d7b-4c1a-9e2f-3b4c5d6e7f80',
         role: 'human',
         content: 'Hello, I am Sara from support.',
-        author_id: null,
-        delivery_status: null,
+        author_id: PERSON,
+        delivery_status: 'delivered',
         delivery_error: null,
         created_at: new Date().toISOString(),
       },
     });
-    events.publish([reply]);
+    // The team's side of a hand-off: who took it, why, and how deliveries went stay with the team.
+    const taken = events.make({
+      type: 'handoff',
+      company_id: w.tenant.companyId,
+      conversation_id,
+      status: 'assigned',
+      reason: 'VIP customer, refund dispute',
+      assignee_id: PERSON,
+      actor_id: PERSON,
+    });
+    const delivery = events.make({
+      type: 'delivery',
+      company_id: w.tenant.companyId,
+      conversation_id,
+      message_id: '5a0f3c4e-8d7b-4c1a-9e2f-3b4c5d6e7f80',
+      delivery_status: 'failed',
+      delivery_error: 'internal detail',
+    });
+    events.publish([taken, delivery, reply]);
+    const status = await frames.next();
+    expect(status.value).toMatchObject({ type: 'handoff', id: taken.id });
+    expect((status.value as Frame).data).toEqual({
+      id: taken.id,
+      type: 'handoff',
+      conversation_id,
+      status: 'assigned',
+    });
     const next = await frames.next();
     expect(next.value).toMatchObject({
       type: 'message',
       data: { conversation_id, message: { role: 'human', content: 'Hello, I am Sara from support.' } },
     });
+    expect(Object.keys((next.value as Frame).data.message as object).sort()).toEqual([
+      'content',
+      'created_at',
+      'id',
+      'role',
+    ]);
+    expect(JSON.stringify([status.value, next.value])).not.toMatch(new RegExp(`${PERSON}|VIP|internal detail`));
     controller.abort();
     const stranger = await session(t.app, w.key);
     const refused = await t.app.inject({

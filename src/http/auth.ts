@@ -116,3 +116,31 @@ export function requireRole(role: Role): preHandlerAsyncHookHandler {
     }
   };
 }
+
+/**
+ * `Authorization: Bearer <API key or chat token>` (the MCP endpoint): an `sk_` key is an API key,
+ * anything else a chat token. Missing or unknown → 401 with `WWW-Authenticate: Bearer
+ * resource_metadata="<challenge>"` (the MCP authorization spec; RFC 9728 §5.1).
+ */
+export function bearerKeyOrTokenAuth(auth: Authenticator, resourceMetadataUrl: string): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(headerValue(request, 'authorization') ?? '')?.[1];
+    const challenge = (error?: string) =>
+      reply.header(
+        'www-authenticate',
+        `Bearer ${error ? `error="${error}", ` : ''}resource_metadata="${resourceMetadataUrl}"`,
+      );
+    if (!bearer) {
+      challenge();
+      throw AppErrors.unauthorized('Missing Authorization header: send Authorization: Bearer <API key or chat token>');
+    }
+    const caller = bearer.startsWith('sk_')
+      ? await auth.authenticateApiKey(bearer)
+      : await auth.authenticateChatToken(bearer);
+    if (!caller) {
+      challenge('invalid_token');
+      throw AppErrors.unauthorized('Invalid or revoked API key or chat token');
+    }
+    request.caller = caller;
+  };
+}

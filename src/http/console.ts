@@ -23,10 +23,27 @@ export const CONSOLE_CSP = [
   "media-src 'self' blob:",
   "font-src 'self'",
   "connect-src 'self'",
+  "frame-src 'self'",
   "manifest-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
+].join('; ');
+
+/** The page the deployments page frames to preview the widget: the console alone may frame it;
+ * the widget script may add its own styles (a Shadow DOM's <style>), nothing else loosens. */
+export const PREVIEW_PAGE = 'preview.html';
+export const PREVIEW_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
 ].join('; ');
 
 const TYPES: Record<string, string> = {
@@ -70,16 +87,16 @@ function readAssets(dir: string): Map<string, Asset> {
   return assets;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, immutable: boolean) {
+function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, immutable: boolean, preview = false) {
   reply
     .header('content-type', asset.type)
     .header('etag', asset.etag)
     .header('vary', 'accept-encoding')
     .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
-    .header('content-security-policy', CONSOLE_CSP)
+    .header('content-security-policy', preview ? PREVIEW_CSP : CONSOLE_CSP)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
-    .header('x-frame-options', 'DENY')
+    .header('x-frame-options', preview ? 'SAMEORIGIN' : 'DENY')
     .header('cross-origin-opener-policy', 'same-origin');
   if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
   const acceptsGzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
@@ -100,7 +117,8 @@ export function registerConsole(app: FastifyInstance, dir: string = CONSOLE_DIR)
     }
     const wanted = request.params['*'];
     const asset = assets.get(wanted);
-    if (asset && wanted !== 'index.html') return send(request, reply, asset, wanted.startsWith('assets/'));
+    if (asset && wanted !== 'index.html')
+      return send(request, reply, asset, wanted.startsWith('assets/'), wanted === PREVIEW_PAGE);
     if (wanted.startsWith('assets/')) return reply.code(404).type('text/plain; charset=utf-8').send('Not found\n');
     return send(request, reply, assets.get('index.html')!, false);
   });

@@ -80,7 +80,7 @@ export const AppErrors = {
  * The four body shapes of the interface spec, OpenAI's for the OpenAI-compatible `/v1`, and
  * ElevenLabs' for the ElevenLabs-compatible `/elevenlabs`.
  */
-export type ErrorShape = 'insights' | 'chat' | 'detail-status' | 'detail' | 'openai' | 'elevenlabs';
+export type ErrorShape = 'insights' | 'chat' | 'detail-status' | 'detail' | 'openai' | 'elevenlabs' | 'jsonrpc';
 
 const SHAPE_BY_PREFIX: [string, ErrorShape][] = [
   ['/customer-support', 'insights'],
@@ -90,6 +90,8 @@ const SHAPE_BY_PREFIX: [string, ErrorShape][] = [
   ['/v1', 'openai'],
   // The ElevenLabs-compatible speech: `{detail: {status, message}}`, as ElevenLabs' SDKs read it.
   ['/elevenlabs', 'elevenlabs'],
+  // The MCP endpoint: a JSON-RPC error with a null id, as the MCP SDK's transport writes its own.
+  ['/mcp', 'jsonrpc'],
   ['/api/public/documents', 'detail'],
   ['/api/public/collections', 'detail'],
   ['/api/public/voice-agents', 'detail'],
@@ -150,6 +152,13 @@ export function renderError(
       return { error: openAiError(error) };
     case 'elevenlabs':
       return { detail: { status: elevenLabsStatus(error), message: error.message } };
+    case 'jsonrpc':
+      // -32001 is the MCP transport's "session not found"; -32000 its other HTTP-level refusals.
+      return {
+        jsonrpc: '2.0',
+        error: { code: error.statusCode === 404 ? -32001 : -32000, message: error.message },
+        id: null,
+      };
   }
 }
 
@@ -232,6 +241,17 @@ export const ErrorBodies: Record<ErrorShape, TSchema> = {
       }),
     },
     { $id: 'ElevenLabsError', title: 'ElevenLabs-compatible error' },
+  ),
+  jsonrpc: Type.Object(
+    {
+      jsonrpc: Type.Literal('2.0'),
+      error: Type.Object({
+        code: Type.Integer({ examples: [-32000] }),
+        message: Type.String(),
+      }),
+      id: Type.Null(),
+    },
+    { $id: 'JsonRpcError', title: 'MCP (JSON-RPC) error' },
   ),
 };
 

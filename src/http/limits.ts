@@ -10,7 +10,7 @@
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from './errors.js';
-import { rememberTarget } from './transport-errors.js';
+import { rememberTarget, watchRequestLines } from './transport-errors.js';
 
 export interface HttpLimits {
   requestTimeoutMs: number;
@@ -43,6 +43,7 @@ export function registerHttpLimits(app: FastifyInstance, limits: HttpLimits): vo
       throw new AppError(413, `The body is larger than ${limits.maxBodyBytes} bytes (content-length ${declared})`);
     }
   });
+  watchRequestLines(app.server);
   if (limits.maxConnectionsPerAddress > 0) boundConnections(app.server, limits.maxConnectionsPerAddress);
 }
 

@@ -62,6 +62,11 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
     description:
       "Speech in ElevenLabs' protocol (`/elevenlabs`, API key as `xi-api-key`; ElevenLabs' error shape), for its official SDKs.",
   },
+  {
+    name: 'mcp',
+    description:
+      'The Model Context Protocol server (`/mcp`, Streamable HTTP; API key or chat token as Bearer): knowledge search, agents, support queries and the knowledge base as resources, for any MCP client.',
+  },
 ];
 
 const ERROR_EXAMPLE_MESSAGES: Record<number, string> = {
@@ -93,6 +98,7 @@ const SHAPE_BY_SCHEMA: Record<string, ErrorShape> = {
   DetailError: 'detail',
   OpenAiError: 'openai',
   ElevenLabsError: 'elevenlabs',
+  JsonRpcError: 'jsonrpc',
 };
 
 /** The fixed instant examples are written at, so that the document is the same on every build. */

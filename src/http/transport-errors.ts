@@ -3,9 +3,10 @@
  * error: the router's (a path that is not valid percent-encoding, a path parameter longer than
  * the router's limit) through Fastify's `frameworkErrors` option, and Node's HTTP parser's
  * (headers over 16 KB, a malformed request, a request that timed out) through
- * `clientErrorHandler`, which writes to the socket itself. Nothing sent is quoted whole.
+ * `clientErrorHandler`, which writes to the socket itself (the family read from the request line,
+ * remembered per connection when the headers arrive in pieces). Nothing sent is quoted whole.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_NAMES, renderError, shapeForPath, truncateQuoted } from './errors.js';
@@ -48,12 +49,12 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   void reply.status(fields.statusCode).send(renderError(shapeForPath(request.url), fields, request.url));
 }
 
-/** The request target of the request line at the start of `packet`, if it is there. */
-export function requestTarget(packet: unknown): string {
+/** The request target of the request line at the start of `packet`, or null when it does not start with one. */
+export function requestLineTarget(packet: unknown): string | null {
   // Node hands the parser's Buffer (Fastify's type says its JSON form).
-  if (!Buffer.isBuffer(packet)) return '/';
+  if (!Buffer.isBuffer(packet) || packet.length === 0 || packet[0]! < 0x41 || packet[0]! > 0x5a) return null;
   const line = packet.subarray(0, Math.min(packet.length, 8192)).toString('latin1').split('\r\n', 1)[0] ?? '';
-  return /^[A-Z]+ (\/\S*) HTTP\/\d\.\d$/.exec(line)?.[1] ?? '/';
+  return /^[A-Z]+ (\/\S*) HTTP\/\d\.\d$/.exec(line)?.[1] ?? null;
 }
 
 function describeClientError(code: string): ErrorFields {
@@ -75,6 +76,23 @@ export function rememberTarget(socket: Socket, url: string): void {
   receiving.set(socket, url);
 }
 
+/** The target of the last request line each connection sent (its headers maybe still arriving). */
+const lastLine = new WeakMap<Socket, string>();
+
+/**
+ * Remembers the request line of each request as it arrives, so that headers too large for the
+ * parser (431), which fail in a later packet than the request line when they come in pieces,
+ * are still answered in the family's shape of their path.
+ */
+export function watchRequestLines(server: Server): void {
+  server.on('connection', (socket: Socket) => {
+    socket.on('data', (chunk: Buffer) => {
+      const target = requestLineTarget(chunk);
+      if (target !== null) lastLine.set(socket, target);
+    });
+  });
+}
+
 /**
  * Fastify's `clientErrorHandler` (Node's 'clientError'): the parser failed, so there is no
  * request object; the family is read from the request line when the packet starts with it, or,
@@ -84,7 +102,7 @@ export function handleClientError(error: ConnectionError, socket: Socket): void 
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const fields = describeClientError(error.code);
   const remembered = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? receiving.get(socket) : undefined;
-  const target = remembered ?? requestTarget(error.rawPacket);
+  const target = remembered ?? requestLineTarget(error.rawPacket) ?? lastLine.get(socket) ?? '/';
   const body = JSON.stringify(renderError(shapeForPath(target), fields, target));
   if (!socket.writable) {
     socket.destroy();

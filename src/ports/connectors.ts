@@ -45,9 +45,19 @@ export interface ConnectorContext<C = Record<string, unknown>> {
   signal: AbortSignal;
 }
 
+/** A tool a server said it has (an MCP server's `tools/list`), cached with the integration. */
+export interface DiscoveredTool {
+  name: string;
+  description: string;
+  /** JSON schema of the tool's input, as the server gave it. */
+  inputSchema: Record<string, unknown>;
+}
+
 /** The outcome of a successful `test()`: a sentence for the user (`Connected to Slack team Acme`). */
 export interface ConnectorTestOutcome {
   detail: string;
+  /** The tools the server listed (kinds whose tools come from the server: MCP); cached with the integration. */
+  tools?: DiscoveredTool[];
 }
 
 /** What a tool returns: data for the model or the rule, and a one-line summary for people. */
@@ -93,8 +103,11 @@ export interface ConnectorDefinition<C = Record<string, unknown>> {
   refine?(config: Record<string, unknown>): { key: string; problem: string } | undefined;
   /** A cheap authenticated call; resolves with a sentence, throws ConnectorError on failure. */
   test(context: ConnectorContext<C>): Promise<ConnectorTestOutcome>;
-  /** The tools an agent gets from an integration with this config (may depend on it, e.g. custom_api). */
-  tools(config: C): ConnectorTool<C>[];
+  /**
+   * The tools an agent gets from an integration with this config (may depend on it, e.g.
+   * custom_api), and on the tools its server listed at the last live check (MCP).
+   */
+  tools(config: C, discovered?: readonly DiscoveredTool[] | null): ConnectorTool<C>[];
 }
 
 /**

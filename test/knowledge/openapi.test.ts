@@ -59,12 +59,15 @@ describe('knowledge routes in the API description and limits', () => {
     const open = operations(spec).filter(([, , op]) => op.security?.length === 0);
     // Open to anyone: probes and the document; sign-in (its own checks: Origin, lock-out, rate
     // limits); the widget's entry routes (its publishable key and allowed origins); the vendors'
-    // channel routes (each verified by the vendor's own signature or token).
+    // channel routes (each verified by the vendor's own signature or token); the MCP endpoint's
+    // protected resource metadata (RFC 9728: how a client authenticates).
     expect(open.map(([, , op]) => op.operationId).sort()).toEqual([
       'acceptInvitationWithPassword',
       'createWidgetSession',
       'getWidget',
       'healthz',
+      'mcpProtectedResource',
+      'mcpProtectedResourceForPath',
       'metrics',
       'openapi',
       'readyz',

@@ -13,6 +13,7 @@ import { createGoogleApi } from './google-api.js';
 import { createGoogleTokens } from './google-auth.js';
 import { googleCalendarConnector } from './google_calendar/google-calendar.connector.js';
 import { hubspotConnector } from './hubspot/hubspot.connector.js';
+import { mcpConnector } from './mcp/mcp.connector.js';
 import { createConnectorHttp } from './http.js';
 import type { ResolveAddresses } from './network-guard.js';
 import { notionConnector } from './notion/notion.connector.js';
@@ -57,6 +58,7 @@ export function createConnectors(options: ConnectorsOptions): {
     gmailConnector(google, googleTokens),
     smtpConnector(options),
     customApiConnector(http),
+    mcpConnector(http),
     teamsConnector(teamsAuth),
   ] as ConnectorDefinition[];
   return { definitions, channels: createChannelVendors(http, teamsAuth), close: () => http.close() };

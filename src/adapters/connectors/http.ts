@@ -9,7 +9,7 @@
  * header and what it decodes to, credential-named headers, form fields and query parameters) in
  * every encoding, and of anything shaped like a credential, before a word of it is read.
  */
-import { Agent, request } from 'undici';
+import { Agent, fetch as undiciFetch, request } from 'undici';
 import { createScrubber, type Scrubber } from '../../lib/scrub.js';
 import { ConnectorError } from '../../ports/connectors.js';
 import { BlockedAddressError, checkHostName, guardedLookup, type ResolveAddresses } from './network-guard.js';
@@ -57,6 +57,12 @@ export interface HttpAnswer {
 export interface ConnectorHttp {
   /** Sends the call; resolves with a 2xx JSON answer, throws ConnectorError otherwise. */
   request(call: HttpCall): Promise<HttpAnswer>;
+  /**
+   * A WHATWG `fetch` on the same policy, for vendor SDKs that take one (MCP's client): the SSRF
+   * guard, the time limit, the size cap on the answer's body (read as it streams), no redirects.
+   * Failures reject with ConnectorError naming `vendor`; an answer of any status resolves.
+   */
+  fetchFor(vendor: string): (input: string | URL, init?: RequestInit) => Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -302,6 +308,65 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
       } catch (error) {
         throw failure(call, url, error, timeout);
       }
+    },
+    fetchFor(vendor) {
+      return async (input, init = {}) => {
+        const call: HttpCall = {
+          vendor,
+          method: 'GET',
+          url: String(input),
+          signal: init.signal ?? new AbortController().signal,
+        };
+        const url = target(call);
+        const timeout = AbortSignal.timeout(options.timeoutMs);
+        let answer: Awaited<ReturnType<typeof undiciFetch>>;
+        try {
+          answer = await undiciFetch(url, {
+            ...(init as object),
+            redirect: 'manual',
+            dispatcher: agent,
+            signal: AbortSignal.any([call.signal, timeout]),
+          });
+        } catch (error) {
+          throw failure(call, url, error, timeout);
+        }
+        if (answer.status >= 300 && answer.status < 400) {
+          await answer.body?.cancel();
+          throw new ConnectorError(vendor, `redirected (HTTP ${answer.status}); redirects are not followed`, {
+            status: answer.status,
+            retryable: false,
+          });
+        }
+        const max = options.maxResponseBytes;
+        if (Number(answer.headers.get('content-length') ?? 0) > max) {
+          await answer.body?.cancel();
+          throw new ConnectorError(vendor, `the answer is larger than ${max} bytes`, {
+            status: answer.status,
+            retryable: false,
+          });
+        }
+        let size = 0;
+        const capped = answer.body?.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              size += chunk.byteLength;
+              if (size > max)
+                controller.error(
+                  new ConnectorError(vendor, `the answer is larger than ${max} bytes`, {
+                    status: answer.status,
+                    retryable: false,
+                  }),
+                );
+              else controller.enqueue(chunk);
+            },
+          }),
+        );
+        return new Response(capped as ReadableStream<Uint8Array> | undefined, {
+          status: answer.status,
+          statusText: answer.statusText,
+          headers: answer.headers as unknown as Headers,
+        });
+      };
     },
     close: () => agent.close(),
   };

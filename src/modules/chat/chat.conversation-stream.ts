@@ -11,6 +11,11 @@ import type { ConversationEvent, ConversationEvents, EventFilter } from './chat.
 export interface ConversationStreamOptions {
   heartbeatMs: number;
   retryMs: number;
+  /**
+   * What a reader outside the company sees of an event (the widget's visitor: no people's ids);
+   * null leaves the event out. Default: the event without its company.
+   */
+  view?: (event: ConversationEvent) => Record<string, unknown> | null;
 }
 
 /** The event as clients read it (the company is the caller's own). */
@@ -35,8 +40,11 @@ export async function streamConversationEvents(
     raw.write(frame);
     raw.socket?.uncork();
   };
+  const view = options.view ?? toData;
   const send = (event: ConversationEvent) => {
-    write(`${retry}id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(toData(event))}\n\n`);
+    const data = view(event);
+    if (data === null) return;
+    write(`${retry}id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`);
     retry = '';
   };
   const unsubscribe = events.subscribe(filter, (event) => (live ? send(event) : held.push(event)));

@@ -80,6 +80,22 @@ export async function callTool(
 }
 
 /**
+ * A verified customer's e-mail fills a tool's `email` input the model left out (a lookup of
+ * "my orders" by a signed-in customer is a lookup of theirs); what the model gave is kept.
+ */
+export function withCustomerEmail(
+  tool: Pick<AgentTool, 'inputSchema'>,
+  input: Record<string, unknown>,
+  customer: { email: string | null } | undefined,
+): Record<string, unknown> {
+  if (!customer?.email || input.email !== undefined) return input;
+  const properties = (tool.inputSchema as { properties?: Record<string, unknown> }).properties;
+  return properties && Object.prototype.hasOwnProperty.call(properties, 'email')
+    ? { ...input, email: customer.email }
+    : input;
+}
+
+/**
  * Runs the calls of one model step together (they are independent by the model's own choice)
  * and answers each with a tool message, in the order the model made them.
  */
@@ -90,6 +106,7 @@ export async function runToolCalls(
   calls: readonly LlmToolCall[],
   signal: AbortSignal,
   onAction: (action: ToolAction) => void,
+  customer?: { email: string | null },
 ): Promise<LlmMessage[]> {
   const byName = new Map(available.map((tool) => [tool.name, tool]));
   return Promise.all(
@@ -104,7 +121,7 @@ export async function runToolCalls(
       const tool = byName.get(call.name);
       if (!tool) return answer(`The call failed: there is no tool named ${call.name.slice(0, 64)}`, true);
       if (!call.input) return answer('The call failed: its input was not a JSON object', true);
-      const done = await callTool(tools, companyId, tool, call.input, signal);
+      const done = await callTool(tools, companyId, tool, withCustomerEmail(tool, call.input, customer), signal);
       onAction(done.action);
       return answer(resultText({ ok: done.ok, summary: done.action.summary, data: done.data }), !done.ok);
     }),

@@ -10,6 +10,7 @@ import type { ChatCaller } from '../../http/caller.js';
 import { AppError, AppErrors } from '../../http/errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
+import { notAudioReason } from '../../lib/audio-sniff.js';
 import type { CoherentCache } from '../../lib/coherent-cache.js';
 import type { LlmMessage } from '../../ports/llm.js';
 import { findAgent, type AgentRow } from '../agents/index.js';
@@ -285,6 +286,9 @@ export function createTurns(deps: TurnsDeps) {
       const audio = form.audio ?? null;
       if (audio && !Buffer.isBuffer((audio as Partial<AudioPart>).buffer))
         throw AppErrors.validation("Invalid field 'audio': must be a file part of a multipart form");
+      // The audio is checked before the engine is: a file that is not audio is a 415 even without one.
+      const notAudio = audio ? notAudioReason('audio', audio) : null;
+      if (notAudio) throw AppErrors.unsupportedMediaType(notAudio);
       if (audio && !deps.speech.stt) {
         throw AppErrors.unavailable(
           deps.speech.reason ?? 'Speech-to-text is not configured: set ELEVENLABS_API_KEY or STT_URL to send audio',

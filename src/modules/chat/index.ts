@@ -27,6 +27,7 @@ import { createTurnJournal } from './chat.turn-journal.js';
 import { createTurns, type ServingRecord, type TurnMetrics } from './chat.turns.js';
 
 export type { PreparedTurn, ServingRecord, TurnResult } from './chat.turns.js';
+export type { VerifiedCustomer } from './chat.runtime.js';
 export type { StreamEvent } from './chat.schemas.js';
 export { chatJobs } from './chat.escalation.js';
 export { chatRoutes } from './chat.routes.js';

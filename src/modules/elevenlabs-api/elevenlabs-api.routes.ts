@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
+import { findUnsafeInput } from '../../http/validation.js';
 import type { AudioFile } from '../../ports/speech.js';
 import type { ElevenLabsApi } from './elevenlabs-api.service.js';
 import {
@@ -68,6 +69,8 @@ async function readSttForm(request: FastifyRequest): Promise<AudioFile | undefin
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
+        if (findUnsafeInput([part.fieldname, part.filename]))
+          throw AppErrors.validation("Invalid field 'file': its name or file name must not contain NUL characters");
         if (part.fieldname !== 'file')
           throw AppErrors.validation(`Invalid field '${truncateQuoted(part.fieldname)}': only 'file' may be a file`);
         file = { buffer: await part.toBuffer(), filename: part.filename, mimetype: part.mimetype };

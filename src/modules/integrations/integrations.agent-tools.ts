@@ -78,7 +78,7 @@ export function createAgentTools(deps: {
     const ids = [...agent.integration_ids];
     return db
       .selectFrom('integrations')
-      .select(['id', 'company_id', 'type', 'name', 'config'])
+      .select(['id', 'company_id', 'type', 'name', 'config', 'discovered_tools'])
       .where('company_id', '=', companyId)
       .where('is_active', '=', true)
       .where((eb) =>
@@ -99,7 +99,7 @@ export function createAgentTools(deps: {
         const definition = registry.get(row.type);
         if (!definition) continue;
         // Tools are listed from the stored config: secrets stay sealed (tools name only plain keys).
-        for (const tool of registry.tools(row.type, row.config)) {
+        for (const tool of registry.tools(row.type, row.config, row.discovered_tools)) {
           tools.push({
             name: toolName(row.type, tool.name, row.id, (perType.get(row.type) ?? 0) > 1),
             description: `${definition.name} (${row.name}): ${tool.description}`.slice(0, 1000),
@@ -122,7 +122,7 @@ export function createAgentTools(deps: {
     ): Promise<AgentToolResult> {
       const row = await db
         .selectFrom('integrations')
-        .select(['id', 'company_id', 'type', 'config', 'is_active'])
+        .select(['id', 'company_id', 'type', 'config', 'is_active', 'discovered_tools'])
         .where('company_id', '=', companyId)
         .where('id', '=', tool.integrationId)
         .executeTakeFirst();
@@ -134,7 +134,9 @@ export function createAgentTools(deps: {
         secretContext(row.company_id, row.id, key),
       );
       const clean = (text: string) => scrubSecrets(text, config, definition.secretKeys);
-      const found = registry.tools(row.type, config).find((candidate) => candidate.name === tool.tool);
+      const found = registry
+        .tools(row.type, config, row.discovered_tools)
+        .find((candidate) => candidate.name === tool.tool);
       if (!found) return { ok: false, summary: `${definition.name}: no tool ${tool.tool}`, retryable: false };
       const check = validator(plainSchema(found.input));
       if (!check(input)) {

@@ -6,7 +6,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { ConnectorDefinition, ConnectorTool } from '../../ports/connectors.js';
+import type { ConnectorDefinition, ConnectorTool, DiscoveredTool } from '../../ports/connectors.js';
 import type { IntegrationType } from './integrations.schemas.js';
 
 // ajv-formats is CommonJS with a default export.
@@ -79,7 +79,7 @@ export interface ConnectorRegistry {
   /** The config's problems against its kind (unknown keys first), empty when it is valid. */
   validate(type: string, config: Record<string, unknown>): ConfigProblem[];
   /** The tools of an integration of this kind and config (none for an unknown kind). */
-  tools(type: string, config: Record<string, unknown>): ConnectorTool[];
+  tools(type: string, config: Record<string, unknown>, discovered?: readonly DiscoveredTool[] | null): ConnectorTool[];
 }
 
 export function createConnectorRegistry(definitions: readonly ConnectorDefinition[]): ConnectorRegistry {
@@ -121,9 +121,9 @@ export function createConnectorRegistry(definitions: readonly ConnectorDefinitio
       }
       return errors.map((error) => describe(error, type));
     },
-    tools(type, config) {
+    tools(type, config, discovered) {
       const entry = byType.get(type);
-      return entry ? entry.definition.tools(config) : [];
+      return entry ? entry.definition.tools(config, discovered ?? null) : [];
     },
   };
 }

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import type { DiscoveredTool } from '../../ports/connectors.js';
 import type { IntegrationsTable } from './integrations.tables.js';
 
 /** The integration with this id in this company, or undefined. */
@@ -53,7 +54,12 @@ export async function insertIntegration(
 export async function updateIntegration(db: Executor, companyId: string, id: string, values: IntegrationSettings) {
   return db
     .updateTable('integrations')
-    .set({ ...settingColumns(values), updated_at: sql`now()` })
+    .set({
+      ...settingColumns(values),
+      // Another config may reach another server: its tools are listed again by the next live check.
+      ...(values.config === undefined ? {} : { discovered_tools: null }),
+      updated_at: sql`now()`,
+    })
     .where('company_id', '=', companyId)
     .where('id', '=', id)
     .returningAll()
@@ -69,13 +75,16 @@ export async function deleteIntegration(db: Executor, companyId: string, id: str
   return result.numDeletedRows > 0n;
 }
 
-export async function listIntegrations(db: Executor, companyId: string) {
+/** A page of the company's integrations, newest first (index integrations_company_page_idx). */
+export async function listIntegrations(db: Executor, companyId: string, skip: number, limit: number) {
   return db
     .selectFrom('integrations')
     .selectAll()
     .where('company_id', '=', companyId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
+    .offset(skip)
+    .limit(limit)
     .execute();
 }
 
@@ -132,4 +141,19 @@ export async function replaceConfigIf(
     .where(sql<boolean>`config = ${JSON.stringify(expected)}::jsonb`)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** Caches the tools the integration's server listed at a live check. */
+export async function saveDiscoveredTools(
+  db: Executor,
+  companyId: string,
+  id: string,
+  tools: readonly DiscoveredTool[],
+): Promise<void> {
+  await db
+    .updateTable('integrations')
+    .set({ discovered_tools: JSON.stringify(tools) as never })
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .execute();
 }

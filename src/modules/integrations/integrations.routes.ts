@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { companyContext } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
-import { Uuid } from '../../http/schemas.js';
+import { SkipLimit, Uuid } from '../../http/schemas.js';
 import type { IntegrationsService } from './integrations.service.js';
 import {
   CreateIntegrationBody,
@@ -42,11 +42,13 @@ export function integrationsRoutes(integrations: IntegrationsService): FastifyPl
           operationId: 'listIntegrations',
           tags,
           summary: "The active company's integrations, newest first (secrets masked)",
-          description: "The active company's integrations, newest first; secret config values are masked.",
+          description:
+            "The active company's integrations, newest first, page by page (`skip`, `limit`: default 100, max 1000); secret config values are masked.",
+          querystring: Type.Object(SkipLimit(100, 1000)),
           response: { 200: Type.Array(Type.Ref(Integration)), ...errors },
         },
       },
-      async (request) => integrations.list(companyContext(request)),
+      async (request) => integrations.list(companyContext(request), request.query.skip, request.query.limit),
     );
 
     app.post(

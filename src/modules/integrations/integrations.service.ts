@@ -162,6 +162,8 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
     } else {
       try {
         const outcome = await definition.test({ config, signal: AbortSignal.timeout(deps.timeoutMs * 2 + 1000) });
+        // A server's own list of tools (MCP) is cached: agents' turns offer it without asking the server.
+        if (outcome.tools) await repo.saveDiscoveredTools(db, row.company_id, id, outcome.tools);
         result = {
           ok: true,
           detail: scrubSecrets(outcome.detail, config, definition.secretKeys),
@@ -197,8 +199,8 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
       return registry.types();
     },
 
-    async list(context: CompanyContext): Promise<Integration[]> {
-      return (await repo.listIntegrations(db, context.companyId)).map(toIntegration);
+    async list(context: CompanyContext, skip = 0, limit = 100): Promise<Integration[]> {
+      return (await repo.listIntegrations(db, context.companyId, skip, limit)).map(toIntegration);
     },
 
     async get(context: CompanyContext, id: string): Promise<Integration> {

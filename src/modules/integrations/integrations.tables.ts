@@ -1,6 +1,7 @@
 /** Kysely types of the integrations tables: integrations and the secret key's check value. */
 import type { Generated } from 'kysely';
 import type { DefaultTimestamp } from '../../db/columns.js';
+import type { DiscoveredTool } from '../../ports/connectors.js';
 
 /** A company's connection to a third-party product (migration 0002); secrets in `config` are sealed. */
 export interface IntegrationsTable {
@@ -12,6 +13,8 @@ export interface IntegrationsTable {
   is_active: Generated<boolean>;
   visibility: Generated<'private' | 'public'>;
   agent_id: string | null;
+  /** The tools the server listed at the last live check (migration 0190; MCP servers), null before. */
+  discovered_tools: DiscoveredTool[] | null;
   created_by: string | null;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;

@@ -125,7 +125,7 @@ export interface AgentWindowRow {
 
 const perAgent = (companyId: string, window: Window) => sql`
   select agent_id, sum(created_count) as handled, sum(agent_resolved_count) as agent_resolved,
-    ${ratio('resolution_minutes_sum', 'resolved_count')} as avg_resolution,
+    ${ratio('agent_resolution_minutes_sum', 'agent_resolved_count')} as avg_resolution,
     ${ratio('satisfaction_sum', 'satisfaction_count')} as avg_satisfaction
   from (${rollupSource(companyId, window)}) s
   where agent_id is not null

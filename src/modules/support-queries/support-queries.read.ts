@@ -113,21 +113,24 @@ export async function queryExists(db: Executor, companyId: string, queryId: stri
  * One agent's all-time counters (a lateral subquery on the agents row aliased `a`): the folded
  * rollup plus the contributions not folded yet (migration 0090), so they are exact at any moment.
  * Columns: queries_handled, resolved_count, resolution_minutes_sum, agent_resolved_count,
- * satisfaction_sum, satisfaction_count (null when the agent has none).
+ * satisfaction_sum, satisfaction_count, agent_resolution_minutes_sum (null when the agent has none).
  */
 export function agentCountersLateral(companyId: string) {
   return sql`(
     select sum(queries_handled) as queries_handled, sum(resolved_count) as resolved_count,
       sum(resolution_minutes_sum) as resolution_minutes_sum, sum(agent_resolved_count) as agent_resolved_count,
-      sum(satisfaction_sum) as satisfaction_sum, sum(satisfaction_count) as satisfaction_count
+      sum(satisfaction_sum) as satisfaction_sum, sum(satisfaction_count) as satisfaction_count,
+      sum(agent_resolution_minutes_sum) as agent_resolution_minutes_sum
     from (
       select queries_handled, resolved_count, resolution_minutes_sum, agent_resolved_count, satisfaction_sum,
-        satisfaction_count
+        satisfaction_count, agent_resolution_minutes_sum
       from support_agent_metrics where agent_id = a.id
       union all
       select sign, sign * (resolved_at is not null)::int, sign * coalesce(resolution_minutes, 0),
         sign * (resolved_at is not null and not escalated_to_human)::int, sign * coalesce(customer_satisfaction, 0),
-        sign * (customer_satisfaction is not null)::int
+        sign * (customer_satisfaction is not null)::int,
+        case when resolved_at is not null and not escalated_to_human
+          then sign * coalesce(resolution_minutes, 0) else 0 end
       from support_rollup_pending where agent_id = a.id and company_id = ${companyId}
     ) u
   )`;
@@ -150,6 +153,7 @@ export async function agentsWithMetrics(db: Executor, companyId: string, agentId
       sql<number>`coalesce(m.agent_resolved_count, 0)`.as('agent_resolved_count'),
       sql<number>`coalesce(m.satisfaction_sum, 0)`.as('satisfaction_sum'),
       sql<number>`coalesce(m.satisfaction_count, 0)`.as('satisfaction_count'),
+      sql<number>`coalesce(m.agent_resolution_minutes_sum, 0)`.as('agent_resolution_minutes_sum'),
     ])
     .where('a.company_id', '=', companyId)
     .where('a.id', 'in', agentIds)

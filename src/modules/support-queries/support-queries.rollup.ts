@@ -34,6 +34,10 @@ const RAW_COLUMNS: [string, RawBuilder<unknown>][] = [
   ['satisfaction_sum', sql`coalesce(customer_satisfaction, 0)`],
   ['satisfaction_count', sql`(customer_satisfaction is not null)::int`],
   ['resolutions', sql`0`],
+  [
+    'agent_resolution_minutes_sum',
+    sql`case when resolved_at is not null and not escalated_to_human then coalesce(resolution_minutes, 0) else 0 end`,
+  ],
 ];
 export const ROLLUP_COLUMNS = RAW_COLUMNS.map(([name]) => name);
 

@@ -53,7 +53,10 @@ export function toPerformanceMetrics(
 ): NonNullable<SupportQuery['agent']>['performance_metrics'] {
   return {
     total_queries_handled: row.queries_handled,
-    avg_resolution_time: row.resolved_count ? round2(row.resolution_minutes_sum / row.resolved_count) : 0,
+    // The agent's own resolutions: a query a person resolved after a hand-off is not the agent's.
+    avg_resolution_time: row.agent_resolved_count
+      ? round2(row.agent_resolution_minutes_sum / row.agent_resolved_count)
+      : 0,
     success_rate: row.queries_handled ? round2((100 * row.agent_resolved_count) / row.queries_handled) : 0,
     customer_satisfaction_avg: row.satisfaction_count ? round2(row.satisfaction_sum / row.satisfaction_count) : 0,
   };
@@ -157,9 +160,10 @@ export function createSupportQueriesService(deps: SupportQueriesDeps) {
 
     /**
      * Agents' performance_metrics read in the caller's own statement: `lateral` is a subquery on
-     * the agents row aliased `a` (join it as `m`, on true); `metrics` turns its six columns
+     * the agents row aliased `a` (join it as `m`, on true); `metrics` turns its seven columns
      * (queries_handled, resolved_count, resolution_minutes_sum, agent_resolved_count,
-     * satisfaction_sum, satisfaction_count; null when none) into the figures.
+     * satisfaction_sum, satisfaction_count, agent_resolution_minutes_sum; null when none) into the
+     * figures.
      */
     performanceSql(companyId: string) {
       return {
@@ -175,6 +179,7 @@ export function createSupportQueriesService(deps: SupportQueriesDeps) {
             agent_resolved_count: Number(row.agent_resolved_count ?? 0),
             satisfaction_sum: Number(row.satisfaction_sum ?? 0),
             satisfaction_count: Number(row.satisfaction_count ?? 0),
+            agent_resolution_minutes_sum: Number(row.agent_resolution_minutes_sum ?? 0),
           }),
       };
     },

@@ -66,6 +66,8 @@ export interface SupportAgentMetricsTable {
   agent_resolved_count: number;
   satisfaction_sum: number;
   satisfaction_count: number;
+  /** Minutes of the resolutions counted in agent_resolved_count (migration 0215). */
+  agent_resolution_minutes_sum: number;
 }
 
 export interface SupportNotesTable {

@@ -54,13 +54,21 @@ function agentGone(error: unknown, agentId: string | null | undefined): never {
   throw error;
 }
 
-export async function listVoiceAgents(db: Executor, companyId: string): Promise<VoiceAgentRow[]> {
+/** A page of the company's voice agents, oldest first (index voice_agents_company_created_idx). */
+export async function listVoiceAgents(
+  db: Executor,
+  companyId: string,
+  skip: number,
+  limit: number,
+): Promise<VoiceAgentRow[]> {
   return db
     .selectFrom('voice_agents')
     .select(COLUMNS)
     .where('company_id', '=', companyId)
     .orderBy('created_at')
     .orderBy('id')
+    .offset(skip)
+    .limit(limit)
     .execute();
 }
 

@@ -11,6 +11,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { companyContext } from '../../http/auth.js';
 import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
+import { findUnsafeInput } from '../../http/validation.js';
 import { headerText, type RespondInput, type VoiceEvent, type VoiceRespond } from './voice-agents.respond.js';
 import { startEventStream } from '../../http/sse.js';
 
@@ -39,7 +40,11 @@ async function readForm(request: FastifyRequest): Promise<RespondInput> {
   const input: Record<string, unknown> = {};
   try {
     for await (const part of request.parts()) {
-      const name = truncateQuoted(part.fieldname);
+      const name = truncateQuoted(part.fieldname).replace(/\0/g, '\\0');
+      const unsafe = findUnsafeInput([part.fieldname, part.type === 'file' ? part.filename : String(part.value)]);
+      if (unsafe) throw AppErrors.validation(`Invalid field '${name}': ${unsafe.problem}`);
+      if (Object.hasOwn(input, part.fieldname))
+        throw AppErrors.validation(`Invalid field '${name}': given more than once`);
       if (part.type === 'file') {
         if (part.fieldname !== 'audio')
           throw AppErrors.validation(`Invalid field '${name}': only 'audio' may be a file`);

@@ -135,6 +135,7 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
         throw AppErrors.validation("Invalid field 'text': must not be blank");
       if (input.text !== undefined && input.text.length > MAX_TEXT)
         throw AppErrors.validation(`Invalid field 'text': at most ${MAX_TEXT} characters (got ${input.text.length})`);
+      if (input.audio) deps.speech.checkAudio(input.audio, 'audio');
       const voiceAgent = await findVoiceAgent(deps.db, context.companyId, voiceAgentId);
       if (!voiceAgent) throw AppErrors.notFound('Voice agent', voiceAgentId);
       if (!voiceAgent.active)
@@ -144,7 +145,7 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
       const format = deps.speech.checkFormat(input.output_format ?? voiceAgent.output_format);
       let transcript: string | null = null;
       if (input.audio) {
-        transcript = (await deps.speech.transcribe(input.audio, signal)).text.trim();
+        transcript = (await deps.speech.transcribe(input.audio, signal, 'audio')).text.trim();
         if (!transcript) throw AppErrors.validation("Invalid field 'audio': the audio contained no speech");
       }
       const caller: ChatCaller = { kind: 'chat', tokenId: null, companyId: context.companyId, agentId: null };

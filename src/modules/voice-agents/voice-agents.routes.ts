@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { companyContext, requireRole } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
+import { SkipLimit } from '../../http/schemas.js';
 import {
   ArabicVoicesQuery,
   CreateVoiceAgentBody,
@@ -25,13 +26,15 @@ export function voiceAgentsRoutes(voiceAgents: VoiceAgentsService): FastifyPlugi
       {
         schema: {
           operationId: 'listVoiceAgents',
-          description: "The company's voice agents, oldest first, with their voices and settings.",
+          description:
+            "The company's voice agents, oldest first, with their voices and settings, page by page (`skip`, `limit`: default 100, max 1000).",
           tags,
           summary: "The company's voice agents, oldest first",
+          querystring: Type.Object(SkipLimit(100, 1000)),
           response: { 200: Type.Array(VoiceAgent), ...errors },
         },
       },
-      async (request) => voiceAgents.list(companyContext(request)),
+      async (request) => voiceAgents.list(companyContext(request), request.query.skip, request.query.limit),
     );
 
     app.post(

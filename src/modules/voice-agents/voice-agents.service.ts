@@ -108,8 +108,8 @@ export function createVoiceAgentsService(deps: VoiceAgentsDeps) {
   }
 
   return {
-    async list(ctx: CompanyContext): Promise<VoiceAgent[]> {
-      return (await repo.listVoiceAgents(db, ctx.companyId)).map(toVoiceAgent);
+    async list(ctx: CompanyContext, skip = 0, limit = 100): Promise<VoiceAgent[]> {
+      return (await repo.listVoiceAgents(db, ctx.companyId, skip, limit)).map(toVoiceAgent);
     },
 
     async get(ctx: CompanyContext, id: string): Promise<VoiceAgent> {

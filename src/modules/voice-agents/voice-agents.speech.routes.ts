@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
+import { findUnsafeInput } from '../../http/validation.js';
 import type { AudioFile } from '../../ports/speech.js';
 import { OUTPUT_FORMATS } from '../../ports/text-to-speech.js';
 import { VOICE_SPEED } from './voice-agents.schemas.js';
@@ -96,16 +97,28 @@ function disconnectSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-/** The form's `file` and `language`; a file over the cap is a 413. */
+/** The form's `file` and `language`; any other field, a repeated one or NUL is a 400, a file over the cap a 413. */
 async function readAudioForm(request: FastifyRequest): Promise<AudioFile | undefined> {
   if (!request.isMultipart())
     throw AppErrors.unsupportedMediaType('Send the audio as multipart/form-data (field file)');
   let file: AudioFile | undefined;
+  const seen = new Set<string>();
   try {
     for await (const part of request.parts()) {
-      if (part.type !== 'file') continue; // `language`: engines detect it; the answer says what they heard.
-      if (part.fieldname !== 'file')
-        throw AppErrors.validation(`Invalid field '${truncateQuoted(part.fieldname)}': only 'file' may be a file`);
+      const name = truncateQuoted(part.fieldname);
+      const unsafe = findUnsafeInput([part.fieldname, part.type === 'file' ? part.filename : String(part.value)]);
+      if (unsafe) throw AppErrors.validation(`Invalid field '${name.replace(/\0/g, '\\0')}': ${unsafe.problem}`);
+      if (seen.has(part.fieldname)) throw AppErrors.validation(`Invalid field '${name}': given more than once`);
+      seen.add(part.fieldname);
+      if (part.type !== 'file') {
+        // `language`: engines detect it; the answer says what they heard.
+        if (part.fieldname !== 'language')
+          throw AppErrors.validation(`Invalid field '${name}': unknown field (the form takes file and language)`);
+        if (!/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$/.test(String(part.value)))
+          throw AppErrors.validation(`Invalid field 'language': must be a language code such as en or pt-BR`);
+        continue;
+      }
+      if (part.fieldname !== 'file') throw AppErrors.validation(`Invalid field '${name}': only 'file' may be a file`);
       file = { buffer: await part.toBuffer(), filename: part.filename, mimetype: part.mimetype };
     }
   } catch (error) {

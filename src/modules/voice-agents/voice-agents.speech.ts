@@ -4,6 +4,7 @@
  * The engines come from the container; with none, a 503 says what to configure.
  */
 import { AppError, AppErrors } from '../../http/errors.js';
+import { notAudioReason } from '../../lib/audio-sniff.js';
 import { CpuBusyError } from '../../lib/cpu-pool.js';
 import { SpeechError, type AudioFile, type SpeechToText } from '../../ports/speech.js';
 import {
@@ -128,12 +129,6 @@ function wavSeconds(buffer: Buffer): number | undefined {
   return Math.round((size / byteRate) * 1000) / 1000;
 }
 
-const AUDIO_EXTENSIONS = /\.(wav|mp3|mpga|mpeg|m4a|mp4|aac|ogg|oga|opus|webm|flac)$/i;
-
-export function isAudioUpload(file: AudioFile): boolean {
-  return /^(audio|video)\//.test(file.mimetype) || AUDIO_EXTENSIONS.test(file.filename);
-}
-
 export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
   const { maxTextChars } = deps.tts;
 
@@ -147,6 +142,21 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
     if (!deps.providerVoices) return true;
     return deps.providerVoices.hasVoice(voiceId, signal).catch(() => true);
   }
+  /**
+   * The upload, refused when missing (400), over the cap (413) or not audio by its content (415):
+   * checked before the engine is, so a bad upload is the client's 4xx even where no engine is.
+   */
+  function checkAudio(file: AudioFile | undefined, field = 'file'): AudioFile {
+    if (!file || file.buffer.length === 0)
+      throw AppErrors.validation(`Invalid field '${field}': an audio file is required`);
+    if (file.buffer.length > deps.maxAudioBytes) {
+      throw AppErrors.payloadTooLarge(`Invalid field '${field}': larger than ${deps.maxAudioBytes} bytes`);
+    }
+    const notAudio = notAudioReason(field, file);
+    if (notAudio) throw AppErrors.unsupportedMediaType(notAudio);
+    return file;
+  }
+
   return {
     maxTextChars,
     maxAudioBytes: deps.maxAudioBytes,
@@ -205,18 +215,11 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
       return { contentType: contentTypeOf(format), body: once(bytes), bytes };
     },
 
+    checkAudio,
+
     /** The transcript of an uploaded audio file; throws the family's errors. */
-    async transcribe(file: AudioFile | undefined, signal: AbortSignal): Promise<Transcription> {
-      if (!file || file.buffer.length === 0)
-        throw AppErrors.validation("Invalid field 'file': an audio file is required");
-      if (file.buffer.length > deps.maxAudioBytes) {
-        throw AppErrors.payloadTooLarge(`Invalid field 'file': larger than ${deps.maxAudioBytes} bytes`);
-      }
-      if (!isAudioUpload(file)) {
-        throw AppErrors.unsupportedMediaType(
-          `Invalid field 'file': ${file.mimetype} is not audio (send WAV, MP3, OGG, WebM or M4A)`,
-        );
-      }
+    async transcribe(upload: AudioFile | undefined, signal: AbortSignal, field = 'file'): Promise<Transcription> {
+      const file = checkAudio(upload, field);
       const engine = deps.stt.stt;
       if (!engine) throw AppErrors.unavailable(deps.stt.reason ?? 'Speech-to-text is not configured');
       try {
@@ -229,8 +232,9 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
         };
       } catch (error) {
         if (!(error instanceof SpeechError)) throw error;
-        if (error.failure === 'format') throw AppErrors.unsupportedMediaType(`Invalid field 'file': ${error.message}`);
-        if (error.failure === 'audio') throw AppErrors.validation(`Invalid field 'file': ${error.message}`);
+        if (error.failure === 'format')
+          throw AppErrors.unsupportedMediaType(`Invalid field '${field}': ${error.message}`);
+        if (error.failure === 'audio') throw AppErrors.validation(`Invalid field '${field}': ${error.message}`);
         if (error.failure === 'unavailable') throw AppErrors.unavailable(`Speech-to-text failed: ${error.message}`);
         throw new AppError(502, `Speech-to-text failed: ${error.message}`, 'BadGateway');
       }

@@ -29,6 +29,7 @@ import {
   WidgetKeyInfo,
 } from './widget.schemas.js';
 import { createWidgetCors } from './widget.cors.js';
+import { visitorView } from './widget.events.js';
 
 export interface WidgetRouteOptions {
   limits: { enabled: boolean; visitorPerMinute: number; addressPerMinute: number; sessionsPerMinute: number };
@@ -185,7 +186,7 @@ export function widgetPublicRoutes(widget: WidgetModule, options: WidgetRouteOpt
           widget.chat.events,
           { companyId: record.companyId, conversationId },
           async () => [statusEvent(await widget.chat.conversations.mustFind(caller, conversationId))],
-          options,
+          { ...options, view: visitorView },
         );
       },
     );

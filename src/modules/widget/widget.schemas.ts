@@ -60,6 +60,13 @@ export const SessionBody = Type.Object(
     user_hash: Type.Optional(
       Type.String({ maxLength: 128, description: 'HMAC-SHA256(identity_secret, user_id) in hex, made by your server' }),
     ),
+    email_hash: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        description:
+          "HMAC-SHA256(identity_secret, email) in hex, made by your server: the e-mail is the customer's too, and the agent's tools may use it (look up their orders)",
+      }),
+    ),
   },
   closed,
 );

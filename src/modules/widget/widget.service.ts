@@ -13,6 +13,7 @@ import { directionOf, MASK, storedSettings, type WidgetSettings } from './widget
 import * as repo from './widget.repo.js';
 import { customerVisitorId, identityHashValid, type Visitor, type VisitorTokens } from './widget.tokens.js';
 import type { SessionBody, WidgetInfo, WidgetKeyInfo } from './widget.schemas.js';
+import type { VerifiedCustomer } from '../chat/index.js';
 
 /** A key's web deployment as the public routes use it (cached; every change to either clears it). */
 export interface WidgetRecord {
@@ -146,11 +147,16 @@ export function createWidgetService(deps: WidgetServiceDeps) {
      */
     async startSession(record: WidgetRecord, body: SessionBody) {
       const sealed = record.settings.identity_secret;
-      const identified =
-        body.user_id !== undefined &&
-        body.user_hash !== undefined &&
-        sealed !== null &&
-        identityHashValid(deps.box.open(sealed, identitySecretContext(record.companyId)), body.user_id, body.user_hash);
+      const secret =
+        sealed !== null && body.user_id !== undefined && body.user_hash !== undefined
+          ? deps.box.open(sealed, identitySecretContext(record.companyId))
+          : null;
+      const identified = secret !== null && identityHashValid(secret, body.user_id!, body.user_hash!);
+      // The e-mail is the customer's (for tools) only when the company's server signed it too.
+      const emailVerified =
+        identified && body.email !== undefined && body.email_hash !== undefined
+          ? identityHashValid(secret, body.email, body.email_hash)
+          : false;
       const visitor = identified
         ? {
             visitorId: customerVisitorId(record.deploymentId, body.user_id!),
@@ -158,8 +164,9 @@ export function createWidgetService(deps: WidgetServiceDeps) {
             userId: body.user_id!,
             name: body.name ?? null,
             email: body.email ?? null,
+            emailVerified,
           }
-        : { deploymentId: record.deploymentId, userId: null, name: null, email: null };
+        : { deploymentId: record.deploymentId, userId: null, name: null, email: null, emailVerified: false };
       const { token, visitorId } = await deps.tokens.sign(visitor);
       return { visitor_token: token, visitor_id: visitorId, identified };
     },
@@ -171,6 +178,12 @@ export function createWidgetService(deps: WidgetServiceDeps) {
     /** The chat caller of a widget turn: the deployment's company, no chat token. */
     caller(record: WidgetRecord): ChatCaller {
       return { kind: 'chat', tokenId: null, companyId: record.companyId, agentId: null };
+    },
+
+    /** The verified customer a turn's tools may act for (none for an anonymous visitor). */
+    customerOf(visitor: Visitor): VerifiedCustomer | undefined {
+      if (!visitor.userId) return undefined;
+      return { userId: visitor.userId, name: visitor.name, email: visitor.emailVerified ? visitor.email : null };
     },
 
     /** The end user a turn records: the identified customer's id, else the visitor. */

@@ -20,6 +20,8 @@ export interface Visitor {
   userId: string | null;
   name: string | null;
   email: string | null;
+  /** The e-mail was proven too (`email_hash`): the agent's tools may use it. */
+  emailVerified: boolean;
 }
 
 /** The signing key of visitor tokens: HKDF-SHA256 of the instance's secret key, for this use only. */
@@ -53,7 +55,14 @@ export function createVisitorTokens(deps: { key: Uint8Array; ttlSeconds: number;
     ): Promise<{ token: string; visitorId: string }> {
       const visitorId = visitor.visitorId ?? randomUUID();
       const now = Math.floor(deps.clock.now().getTime() / 1000);
-      const claims = visitor.userId ? { uid: visitor.userId, name: visitor.name, email: visitor.email } : {};
+      const claims = visitor.userId
+        ? {
+            uid: visitor.userId,
+            name: visitor.name,
+            email: visitor.email,
+            ...(visitor.emailVerified ? { ev: true } : {}),
+          }
+        : {};
       const token = await new SignJWT(claims)
         .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
         .setIssuer(ISSUER)
@@ -89,6 +98,7 @@ export function createVisitorTokens(deps: { key: Uint8Array; ttlSeconds: number;
           userId: text(payload.uid),
           name: text(payload.name),
           email: text(payload.email),
+          emailVerified: payload.ev === true && typeof payload.email === 'string',
         };
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired)

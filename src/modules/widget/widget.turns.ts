@@ -63,12 +63,17 @@ export function createWidgetTurns(deps: {
     const text = body.text?.trim() ?? '';
     if (!text) throw AppErrors.validation("Invalid field 'text': is required and must not be blank");
     if (body.conversation_id !== undefined) await widget.mustOwn(record, visitor, body.conversation_id);
-    const turn = await chat.turns.prepare(widget.caller(record), {
-      agent_key: record.agentKey,
-      query: text,
-      user: widget.userOf(visitor),
-      ...(body.conversation_id !== undefined ? { conversation_id: body.conversation_id } : {}),
-    });
+    const customer = widget.customerOf(visitor);
+    const turn = await chat.turns.prepare(
+      widget.caller(record),
+      {
+        agent_key: record.agentKey,
+        query: text,
+        user: widget.userOf(visitor),
+        ...(body.conversation_id !== undefined ? { conversation_id: body.conversation_id } : {}),
+      },
+      customer ? { customer } : {},
+    );
     return turn;
   }
 

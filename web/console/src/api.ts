@@ -128,3 +128,70 @@ export interface SignedIn {
   csrf_token: string;
   expires_at: string;
 }
+
+export interface StreamEvent {
+  type: string;
+  id: string;
+  data: unknown;
+}
+
+/**
+ * Reads a server-sent events stream of the API with the console's credentials (an EventSource
+ * cannot send the API key), calling `onEvent` for each event until `signal` aborts. A stream
+ * that ends or fails is opened again after a pause (`onReconnect` is told, so the caller can
+ * read again what it may have missed); a 4xx ends it with `onError`.
+ */
+export function followEvents(
+  path: string,
+  handlers: { onEvent: (event: StreamEvent) => void; onReconnect?: () => void; onError?: (error: unknown) => void },
+  signal: AbortSignal,
+): void {
+  const decoder = new TextDecoder();
+  const open = async (attempt: number): Promise<void> => {
+    let next = attempt + 1;
+    try {
+      const response = await send(path, { headers: { accept: 'text/event-stream' }, signal });
+      if (attempt > 0) handlers.onReconnect?.();
+      next = 1;
+      const reader = response.body!.getReader();
+      let buffer = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
+          let type = 'message';
+          let id = '';
+          const data: string[] = [];
+          for (const line of frame.split(/\r?\n/)) {
+            if (line.startsWith('event:')) type = line.slice(6).trim();
+            else if (line.startsWith('id:')) id = line.slice(3).trim();
+            else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+          }
+          if (data.length === 0) continue;
+          let parsed: unknown = data.join('\n');
+          try {
+            parsed = JSON.parse(parsed as string);
+          } catch {
+            // not JSON: kept as text
+          }
+          handlers.onEvent({ type, id, data: parsed });
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      const status = (error as { status?: number }).status;
+      if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+        handlers.onError?.(error);
+        return;
+      }
+    }
+    if (signal.aborted) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** next, 15_000)));
+    if (!signal.aborted) return open(next);
+  };
+  void open(0);
+}

@@ -7,12 +7,14 @@ import { AcceptInvitationPage, SetPasswordPage, SignInPage } from './pages/auth'
 import { DeploymentsPage } from './pages/deployments';
 import { HomePage } from './pages/home';
 import { InsightsPage } from './pages/insights';
+import { InboxPage } from './pages/inbox';
 import { IntegrationsPage } from './pages/integrations';
 import { KeysPage } from './pages/keys';
 import { KnowledgePage } from './pages/knowledge';
 import { MembersPage } from './pages/members';
 import { NotificationsPage } from './pages/notifications';
 import { VoicePage } from './pages/voice';
+import { WebhooksPage } from './pages/webhooks';
 import { ErrorNote, errorText, Loading, useRoute } from './ui';
 
 const NAV: [path: string, label: string][] = [
@@ -20,10 +22,12 @@ const NAV: [path: string, label: string][] = [
   ['agents', 'Agents'],
   ['knowledge', 'Knowledge'],
   ['deployments', 'Deployments'],
+  ['inbox', 'Inbox'],
   ['insights', 'Insights'],
   ['notifications', 'Notifications'],
   ['integrations', 'Integrations'],
   ['voice', 'Voice agents'],
+  ['webhooks', 'Webhooks'],
   ['members', 'Members'],
   ['keys', 'API keys & tokens'],
 ];
@@ -111,6 +115,8 @@ function Page({
       return <KnowledgePage />;
     case 'deployments':
       return <DeploymentsPage selected={id} />;
+    case 'inbox':
+      return <InboxPage selected={id} me={me} />;
     case 'insights':
       return <InsightsPage />;
     case 'notifications':
@@ -119,6 +125,8 @@ function Page({
       return <IntegrationsPage />;
     case 'voice':
       return <VoicePage />;
+    case 'webhooks':
+      return <WebhooksPage me={me} selected={id} />;
     case 'members':
     case 'accept':
       return <MembersPage me={me} invitationToken={token} onChanged={onChanged} />;

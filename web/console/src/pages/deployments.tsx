@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Page } from '../api';
 import { Empty, ErrorNote, Field, Loading, PageHeader, useAction, useLoad, useRoute, when } from '../ui';
 import type { Agent } from './agents';
+import { WidgetPanel } from './widget-preview';
 
 interface Deployment {
   id: string;
@@ -43,6 +44,8 @@ export function DeploymentsPage({ selected }: { selected?: string }) {
     return { deployments: deployments.data, agents: agents.data, regions: regions.data };
   });
   const [logsOf, setLogsOf] = useState<string | null>(selected ?? null);
+  const [widgetOf, setWidgetOf] = useState<string | null>(null);
+  const widgetDeployment = data.data?.deployments.find((d) => d.id === widgetOf);
   // While a roll-out runs, look again every second and a half.
   const rolling = data.data?.deployments.some((d) => d.status === 'deploying') ?? false;
   useEffect(() => {
@@ -108,12 +111,29 @@ export function DeploymentsPage({ selected }: { selected?: string }) {
                     <button type="button" class="secondary" onClick={() => setLogsOf(deployment.id)}>
                       Logs
                     </button>
+                    {deployment.channel === 'web' ? (
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`Widget of ${nameOf(deployment.deployable_id)}`}
+                        onClick={() => setWidgetOf(deployment.id)}
+                      >
+                        Widget
+                      </button>
+                    ) : null}
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
+      ) : null}
+      {widgetDeployment ? (
+        <WidgetPanel
+          deploymentId={widgetDeployment.id}
+          status={widgetDeployment.status}
+          onClose={() => setWidgetOf(null)}
+        />
       ) : null}
       {logsOf ? <Logs deploymentId={logsOf} onClose={() => setLogsOf(null)} /> : null}
     </section>
