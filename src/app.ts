@@ -232,6 +232,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     ...(container.redis ? { redis: container.redis, nameSpace: 'switchboard:ratelimit:' } : {}),
   });
   const metrics = registerMetrics(app, container.metrics).registry;
+  container.metrics.watchSearchIndexes(() => container.knowledge.searchIndexStats());
 
   const ops = { tags: ['operations'] };
   app.get(

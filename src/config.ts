@@ -147,6 +147,13 @@ export interface KnowledgeConfig {
    * All companies held together stay within four times this many chunks.
    */
   searchMemoryMaxChunks: number;
+  /**
+   * SEARCH_INDEX_MAX_CHUNKS: a larger knowledge base, up to this many chunks, has its full-text
+   * lane (BM25) answered from an in-process index (0: in SQL); SEARCH_INDEX_BUDGET_MB bounds the
+   * memory of those indexes for all companies together.
+   */
+  searchIndexMaxChunks: number;
+  searchIndexBudgetBytes: number;
   parseThreads: number; // PARSE_THREADS: parser threads (parsing, OCR, chunking); 0: the cores less one, 1 to 4
   embeddings: {
     /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
@@ -181,6 +188,8 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
     fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
     fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
     searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 10_000, 0, 1_000_000),
+    searchIndexMaxChunks: int(env, 'SEARCH_INDEX_MAX_CHUNKS', 2_000_000, 0, 50_000_000),
+    searchIndexBudgetBytes: int(env, 'SEARCH_INDEX_BUDGET_MB', 1024, 1, 1_048_576) * 1024 * 1024,
     parseThreads: int(env, 'PARSE_THREADS', 0, 0, 64),
     embeddings: {
       provider,
@@ -248,6 +257,8 @@ export interface TtsConfig {
   openAi: { url: string | undefined; apiKey: string | undefined; model: string };
   timeoutMs: number;
   maxTextChars: number;
+  /** Finished syntheses of a pure engine kept for repeats: SPEECH_CACHE_BYTES in all (0: off), SPEECH_CACHE_COMPANY_BYTES per company. */
+  cache: { maxBytes: number; companyBytes: number };
 }
 
 const ttsConfig = (env: Env): TtsConfig => ({
@@ -263,6 +274,10 @@ const ttsConfig = (env: Env): TtsConfig => ({
   },
   timeoutMs: int(env, 'TTS_TIMEOUT_MS', 30_000, 100, 600_000),
   maxTextChars: int(env, 'TTS_MAX_TEXT_CHARS', 5000, 1, 100_000),
+  cache: {
+    maxBytes: int(env, 'SPEECH_CACHE_BYTES', 64 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
+    companyBytes: int(env, 'SPEECH_CACHE_COMPANY_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  },
 });
 
 /**

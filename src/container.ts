@@ -397,7 +397,7 @@ export function createContainer(options: ContainerOptions): Container {
     : null;
   const voiceAgents = createVoiceAgentsModule({ db, providerVoices });
   const voiceSpeech = createVoiceSpeechService({
-    tts: ttsFromConfig(config.tts, cpu),
+    tts: { ...ttsFromConfig(config.tts, cpu), cache: config.tts.cache },
     stt: speech,
     maxAudioBytes: config.chat.maxAudioBytes,
     providerVoices,

@@ -300,6 +300,10 @@ describe.skipIf(missing !== null)('the console in Chromium', () => {
       await page.getByRole('button', { name: /^Allow http:\/\/127\.0\.0\.1:\d+ for the preview$/ }).click();
       const frame = page.frameLocator('iframe[title="Widget preview"]');
       await frame.locator('body[data-widget="loaded"]').waitFor();
+      // The widget itself (its Shadow DOM is open): the launcher opens its panel.
+      await page.locator('iframe[title="Widget preview"]').scrollIntoViewIfNeeded();
+      await frame.getByRole('button', { name: 'Open chat' }).click();
+      await frame.getByRole('dialog').waitFor();
     }
     await expectAccessible(page, 'deployments with the widget');
     await snap(page, 'deployments-widget');

@@ -253,6 +253,133 @@ describe('a streamed voice turn', () => {
   });
 });
 
+describe('events on time, citations as data', () => {
+  type Speak = TestApp['container']['voiceSpeech']['speak'];
+
+  /** Runs `body` with the voice service's synthesis wrapped by `wrap` (the real synthesis underneath). */
+  async function withSpeak<T>(wrap: (real: Speak) => Speak, body: () => Promise<T>): Promise<T> {
+    const speech = t.container.voiceSpeech;
+    const real = speech.speak;
+    speech.speak = wrap(real);
+    try {
+      return await body();
+    } finally {
+      speech.speak = real;
+    }
+  }
+
+  it('transcribed_text and the text of a sentence reach the socket while its synthesis is held', async () => {
+    const id = await voiceAgent({ output_format: 'pcm_16000' });
+    const wav = toneWav(41);
+    peer.hear(wav, 'How long do refunds take?');
+    const log: string[] = [];
+    const requested: string[] = [];
+    let release!: (seen: string) => void;
+    const clientSawText = new Promise<string>((resolve) => (release = resolve));
+    let transcribed = false;
+    let text = '';
+    const { events } = await withSpeak(
+      (real) => async (voiceId, input, signal, scope) => {
+        requested.push(input.text);
+        const first = requested.length === 1;
+        if (first) {
+          log.push('synthesis of sentence 0 asked');
+          // The hook: the first sentence is only synthesised once the client has read its text
+          // (a generous fallback keeps a regression from hanging the run: the log then says so).
+          const wait = new Promise<string>((resolve) =>
+            setTimeout(() => resolve('gate: text not seen'), 60_000).unref(),
+          );
+          log.push(await Promise.race([clientSawText, wait]));
+        }
+        const audio = await real(voiceId, input, signal, scope);
+        if (first) log.push('audio of sentence 0 produced');
+        return audio;
+      },
+      () =>
+        stream(
+          id,
+          {},
+          {
+            audio: wav,
+            onEvent: (event) => {
+              if (event.type === 'transcribed_text') transcribed = true;
+              if (event.type === 'agent_text_chunk') text += String(event.data.content);
+              if (event.type === 'audio_chunk' && event.data.index === 0) log.push('client read audio 0');
+              if (transcribed && requested[0] && text.includes(requested[0])) release('gate: text seen by the client');
+              return false;
+            },
+          },
+        ),
+    );
+    expect(log).toEqual([
+      'synthesis of sentence 0 asked',
+      'gate: text seen by the client',
+      'audio of sentence 0 produced',
+      'client read audio 0',
+    ]);
+    expect(events.map((event) => event.type).slice(0, 3)).toEqual(['start', 'transcribed_text', 'agent_text_chunk']);
+    const audio = events.filter((event) => event.type === 'audio_chunk');
+    expect(audio[0]!.data.text).toBe(requested[0]);
+    // Measured on the server from the moment the sentence's text was complete (here: held ≥ until the client read it).
+    for (const event of audio) expect(event.data.text_to_audio_ms).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('speaks the answer, never its sources line, and sends the citations as data', async () => {
+    const id = await voiceAgent({ output_format: 'pcm_16000' });
+    const spoken: string[] = [];
+    const { events } = await withSpeak(
+      (real) => async (voiceId, input, signal, scope) => {
+        spoken.push(input.text);
+        return real(voiceId, input, signal, scope);
+      },
+      () => stream(id, { text: 'How long do refunds take?' }),
+    );
+    expect(events.at(-1)!.type).toBe('end');
+    expect(spoken.length).toBeGreaterThan(0);
+    expect(spoken.join(' ')).toContain('Refunds are paid to the original card');
+    for (const text of spoken) {
+      expect(text).not.toMatch(/Sources/);
+      expect(text).not.toContain(ARTICLE.document_title);
+    }
+    const audio = events.filter((event) => event.type === 'audio_chunk');
+    expect(audio.map((event) => event.data.text)).toEqual(spoken);
+    const said = events
+      .filter((event) => event.type === 'agent_text_chunk')
+      .map((event) => String(event.data.content))
+      .join('');
+    expect(said).not.toContain('Sources:');
+    const citations = events.find((event) => event.type === 'citations');
+    expect(citations).toBeDefined();
+    const list = citations!.data.citations as Array<Record<string, unknown>>;
+    expect(list[0]).toMatchObject({ title: ARTICLE.document_title });
+    expect(list[0]!.document_id).toMatch(/^doc_[0-9a-f-]{36}$/);
+    expect(events.map((event) => event.type).indexOf('citations')).toBe(events.length - 2);
+  });
+
+  it("a model's citation markers are not read aloud", async () => {
+    const model = await api('POST', '/agents', { title: 'Citer', model: 'fake:gpt-test' });
+    const id = await voiceAgent({ output_format: 'pcm_16000', main_agent_id: model.json().id });
+    const previous = llm.reply;
+    llm.reply = () => ({
+      tokens: ['Refunds take five days [1]. ', 'Sale items [1, 2] go back ', 'within two weeks [2].'],
+    });
+    const spoken: string[] = [];
+    try {
+      const { events } = await withSpeak(
+        (real) => async (voiceId, input, signal, scope) => {
+          spoken.push(input.text);
+          return real(voiceId, input, signal, scope);
+        },
+        () => stream(id, { text: 'Refunds?' }),
+      );
+      expect(events.at(-1)!.type).toBe('end');
+    } finally {
+      llm.reply = previous;
+    }
+    expect(spoken).toEqual(['Refunds take five days.', 'Sale items go back within two weeks.']);
+  });
+});
+
 describe('one audio body', () => {
   it('answers audio in the voice agent format with the texts in headers', async () => {
     const id = await voiceAgent();

@@ -1,24 +1,29 @@
 /**
- * A voice turn's first audio: time to the first `audio_chunk` of `POST /voice-agents/{id}/respond`
- * (SSE) over the time the first complete sentence of the answer's text arrived in the same turn.
+ * A voice turn's first audio, measured on the server: each `audio_chunk` of
+ * `POST /voice-agents/{id}/respond` (SSE) carries `text_to_audio_ms`, the milliseconds from the
+ * moment its sentence's text was complete on the server to the moment the event was written; the
+ * bench reads it from `audio_chunk` 0 of every turn.
  *
- *   npx tsx bench/voice/respond.ts [--samples 40]
+ *   npx tsx bench/voice/respond.ts [--samples 24] [--concurrency 8]
  *
  * The service runs in its own process (offline espeak-ng engine, no key, fresh database, workers
- * on for ingestion) with a `builtin:kb` main agent on a one-article knowledge base. Samples
- * alternate between a voice agent speaking MP3 (`mp3_44100_128`) and one speaking PCM
- * (`pcm_16000`), one turn at a time; for each, the gap is measured on the client: the moment the
- * `audio_chunk` with index 0 arrived minus the moment the `agent_text_chunk` that completed the
- * first sentence (terminal punctuation and a space, or the end of the text) arrived. Prints p50
- * and p95 per format (target: within 150 ms).
+ * on for ingestion, the synthesis cache off so that every turn synthesises) with a `builtin:kb`
+ * main agent on a one-article knowledge base, and two voice agents: MP3 (`mp3_44100_128`) and PCM
+ * (`pcm_16000`). Per format, two arms in the same run: the baseline, one turn at a time, then
+ * `concurrency` turns at once (in rounds); prints p50/p95 of each and the ratio of the loaded arm
+ * to the baseline (targets with 8 concurrent turns: MP3 < 150 ms, PCM < 40 ms). The client's view
+ * (first audio after the text event that completed the sentence arrived) is printed beside it.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { sentenceSplitter } from '../../src/modules/voice-agents/voice-agents.respond.js';
 import { apiClient, benchDatabase, benchPort, startService } from '../lib/harness.js';
 
-const { values } = parseArgs({ options: { samples: { type: 'string', default: '40' } } });
+const { values } = parseArgs({
+  options: { samples: { type: 'string', default: '24' }, concurrency: { type: 'string', default: '8' } },
+});
 const samples = Number(values.samples);
+const concurrency = Number(values.concurrency);
 const apiKey = 'sk_bench_voice_respond_00000001';
 let base = '';
 
@@ -53,8 +58,15 @@ async function setUp(): Promise<Record<string, string>> {
   return ids;
 }
 
-/** One turn: milliseconds from the first complete sentence of text to the first audio chunk. */
-async function sample(voiceAgentId: string): Promise<number> {
+interface Sample {
+  /** Server: the sentence's text complete → its audio event written. */
+  server: number;
+  /** Client: the text event completing the first sentence arrived → audio 0 arrived. */
+  client: number;
+}
+
+/** One turn: the first audio's latency as the server measured it, and as the client saw it. */
+async function sample(voiceAgentId: string): Promise<Sample> {
   const form = new FormData();
   form.set('text', 'How long do refunds take?');
   const res = await fetch(`${base}/api/public/voice-agents/${voiceAgentId}/respond`, {
@@ -68,6 +80,7 @@ async function sample(voiceAgentId: string): Promise<number> {
   let buffer = '';
   let sentenceAt = 0;
   let audioAt = 0;
+  let server = NaN;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     const now = performance.now();
     buffer += decoder.decode(chunk, { stream: true });
@@ -76,16 +89,33 @@ async function sample(voiceAgentId: string): Promise<number> {
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const type = /^event: (.*)$/m.exec(frame)?.[1];
-      const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? '{}') as { content?: string; index?: number };
+      const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? '{}') as {
+        content?: string;
+        index?: number;
+        text_to_audio_ms?: number;
+      };
       if (type === 'agent_text_chunk' && !sentenceAt && splitter.push(data.content ?? '').length) sentenceAt = now;
       if (type === 'end' && !sentenceAt) sentenceAt = now;
-      if (type === 'audio_chunk' && data.index === 0) audioAt = now;
+      if (type === 'audio_chunk' && data.index === 0) {
+        audioAt = now;
+        server = Number(data.text_to_audio_ms);
+      }
       if (type === 'error') throw new Error(`stream error: ${frame}`);
     }
   }
-  // A one-sentence answer completes its sentence only when the text ends (at `end`); its audio
-  // then comes before it and the gap is counted as 0.
-  return Math.max(0, audioAt - sentenceAt);
+  if (Number.isNaN(server)) throw new Error('no audio_chunk 0 with text_to_audio_ms');
+  // A one-sentence answer completes its sentence only at `end` on the client: counted as 0 there.
+  return { server, client: Math.max(0, audioAt - sentenceAt) };
+}
+
+/** `n` turns, `at` at a time (in rounds). */
+async function arm(voiceAgentId: string, n: number, at: number): Promise<Sample[]> {
+  const out: Sample[] = [];
+  while (out.length < n) {
+    const round = Math.min(at, n - out.length);
+    out.push(...(await Promise.all(Array.from({ length: round }, () => sample(voiceAgentId)))));
+  }
+  return out;
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -99,23 +129,33 @@ const service = await startService(benchPort(), {
   RUN_WORKERS: 'true',
   EMBEDDINGS_PROVIDER: 'none',
   STT_PROVIDER: 'none',
+  // Every turn synthesises (identical answers would otherwise be served from the cache).
+  SPEECH_CACHE_BYTES: '0',
+  CPU_POOL_SPEECH_QUEUE: String(Math.max(16, concurrency * 4)),
 });
+const stats = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+};
+const ms = (value: number) => `${value.toFixed(1).padStart(6)} ms`;
 try {
   base = service.base;
   api = apiClient(`${base}/api/public`, apiKey);
   const ids = await setUp();
   const formats = Object.keys(ids);
-  for (const format of formats) await sample(ids[format]!); // warm-up: loads the engine
-  const gaps: Record<string, number[]> = Object.fromEntries(formats.map((format) => [format, []]));
-  for (let i = 0; i < samples; i++) {
-    const format = formats[i % formats.length]!;
-    gaps[format]!.push(await sample(ids[format]!));
-  }
-  console.log(`# first audio_chunk after the first complete sentence of text (${samples} alternating turns)`);
+  for (const format of formats) await arm(ids[format]!, 2, 1); // warm-up: loads the engine
+  console.log(
+    `# first audio of a spoken turn, server-side (text complete → audio_chunk 0 written), ${samples} turns per arm`,
+  );
   for (const format of formats) {
-    const sorted = gaps[format]!.sort((a, b) => a - b);
+    const baseline = await arm(ids[format]!, samples, 1);
+    const loaded = await arm(ids[format]!, samples, concurrency);
+    const b = stats(baseline.map((s) => s.server));
+    const l = stats(loaded.map((s) => s.server));
+    const c = stats(loaded.map((s) => s.client));
     console.log(
-      `${format.padEnd(14)} n=${sorted.length}  p50 ${percentile(sorted, 50).toFixed(1)} ms  p95 ${percentile(sorted, 95).toFixed(1)} ms  max ${sorted.at(-1)!.toFixed(1)} ms`,
+      `${format.padEnd(14)} 1 at a time: p50 ${ms(b.p50)} p95 ${ms(b.p95)} | ${concurrency} at once: p50 ${ms(l.p50)} p95 ${ms(l.p95)} ` +
+        `(x${(l.p50 / b.p50).toFixed(2)} / x${(l.p95 / b.p95).toFixed(2)}) | client view at ${concurrency}: p50 ${ms(c.p50)} p95 ${ms(c.p95)}`,
     );
   }
 } finally {

@@ -108,6 +108,9 @@ export function createDatabase(
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor one checked out between two statements (a transaction awaiting other work): its next
+  // statement fails, and the pool drops it when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   let closed = false;
   return {

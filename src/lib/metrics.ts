@@ -42,6 +42,28 @@ export function createMetrics() {
   const pools = new Map<string, PoolStats>();
   let queueDepth: (() => Promise<QueueDepth[]>) | null = null;
   let cpuPool: (() => Record<string, CpuKindStats>) | null = null;
+  let searchIndexes: (() => { companyId: string; chunks: number; bytes: number }[]) | null = null;
+
+  new Gauge({
+    name: 'switchboard_search_index_bytes',
+    help: 'Memory of the in-process BM25 index of each company whose full-text search it answers (bounded by SEARCH_INDEX_BUDGET_MB)',
+    labelNames: ['company'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const held of searchIndexes?.() ?? []) this.set({ company: held.companyId }, held.bytes);
+    },
+  });
+  new Gauge({
+    name: 'switchboard_search_index_chunks',
+    help: 'Chunks held by the in-process BM25 index of each company',
+    labelNames: ['company'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const held of searchIndexes?.() ?? []) this.set({ company: held.companyId }, held.chunks);
+    },
+  });
 
   new Gauge({
     name: 'switchboard_db_pool_connections',
@@ -110,6 +132,10 @@ export function createMetrics() {
     /** Reports the CPU pool's queues on every scrape. */
     watchCpuPool(stats: () => Record<string, CpuKindStats>) {
       cpuPool = stats;
+    },
+    /** Reports each company's in-process search index on every scrape. */
+    watchSearchIndexes(read: () => { companyId: string; chunks: number; bytes: number }[]) {
+      searchIndexes = read;
     },
     httpDuration: new Histogram({
       name: 'switchboard_http_request_duration_seconds',

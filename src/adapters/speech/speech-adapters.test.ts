@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
+import { withoutServerPaths } from '../transformers/local-whisper.js';
 import { speechFromConfig } from './speech-adapters.js';
 
 const modelsDir = mkdtempSync(path.join(tmpdir(), 'models-'));
@@ -13,8 +14,10 @@ describe('speechFromConfig', () => {
     const none = speechFromConfig(loadConfig({ MODELS_DIR: modelsDir }).speech);
     expect(none.stt).toBeNull();
     expect(none.reason).toBe(
-      `Speech-to-text is not configured: set ELEVENLABS_API_KEY, or STT_URL (an OpenAI-compatible Whisper server), or put the Whisper model onnx-community/whisper-base under ${modelsDir}, to send audio`,
+      "Speech-to-text is not configured: set ELEVENLABS_API_KEY, or STT_URL (an OpenAI-compatible Whisper server), or install the Whisper model onnx-community/whisper-base in the server's models directory (MODELS_DIR), to send audio",
     );
+    // Said to any member: no path of the server.
+    expect(none.reason).not.toContain(modelsDir);
     mkdirSync(path.join(modelsDir, 'onnx-community', 'whisper-base', 'onnx'), { recursive: true });
     expect(speechFromConfig(loadConfig({ MODELS_DIR: modelsDir }).speech).stt?.id).toBe(
       'local:onnx-community/whisper-base',
@@ -31,5 +34,18 @@ describe('speechFromConfig', () => {
       stt: null,
       reason: 'Speech-to-text is not configured (STT_PROVIDER=none): audio cannot be sent',
     });
+  });
+});
+
+describe('withoutServerPaths', () => {
+  it('names the models directory by its setting and hides any other absolute path', () => {
+    const message = `onnx-community/whisper-base could not be loaded from ${modelsDir}: Could not locate file: "${modelsDir}/onnx-community/whisper-base/onnx/encoder_model_quantized.onnx" (see /usr/lib/node/x.js; https://huggingface.co/onnx-community)`;
+    const said = withoutServerPaths(message, modelsDir);
+    expect(said).toBe(
+      'onnx-community/whisper-base could not be loaded from MODELS_DIR: Could not locate file: "MODELS_DIR/onnx-community/whisper-base/onnx/encoder_model_quantized.onnx" (see <path>; https://huggingface.co/onnx-community)',
+    );
+    expect(withoutServerPaths('from ./models: no file ./models/a', './models')).toBe(
+      'from MODELS_DIR: no file MODELS_DIR/a',
+    );
   });
 });

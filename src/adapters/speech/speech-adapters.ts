@@ -37,7 +37,8 @@ export function speechFromConfig(config: SpeechConfig): SpeechAdapters {
       if (!config.explicit && !existsSync(path.join(modelDir, 'onnx'))) {
         return {
           stt: null,
-          reason: `Speech-to-text is not configured: set ELEVENLABS_API_KEY, or STT_URL (an OpenAI-compatible Whisper server), or put the Whisper model ${local.model} under ${local.modelsDir}, to send audio`,
+          // Said to any member: what to configure, never where the server keeps its files.
+          reason: `Speech-to-text is not configured: set ELEVENLABS_API_KEY, or STT_URL (an OpenAI-compatible Whisper server), or install the Whisper model ${local.model} in the server's models directory (MODELS_DIR), to send audio`,
         };
       }
       return { stt: createLocalWhisper(local), reason: null };

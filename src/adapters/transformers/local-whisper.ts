@@ -4,6 +4,7 @@
  * need a provider that decodes them. A model that cannot be loaded makes every call fail with a
  * clear SpeechError (tried again after `retryAfterMs`).
  */
+import path from 'node:path';
 import { SpeechError, type SpeechToText } from '../../ports/speech.js';
 import { pipelineLoader } from './pipeline-loader.js';
 import { decodeWav, isWav } from './wav.js';
@@ -21,10 +22,21 @@ type Recognizer = (
   options: Record<string, unknown>,
 ) => Promise<{ text: string } | { text: string }[]>;
 
+/**
+ * The loader's words as a member may read them (the 503 of speech to text): the models directory
+ * named by its setting, MODELS_DIR, and no other absolute path of the server.
+ */
+export function withoutServerPaths(message: string, modelsDir: string): string {
+  let text = message;
+  for (const dir of new Set([path.resolve(modelsDir), modelsDir]).values())
+    if (dir.length > 1) text = text.split(dir).join('MODELS_DIR');
+  return text.replace(/(?<![\w./])\/(?:[^\s/"'`:;,()]+\/)*[^\s/"'`:;,()]+/g, '<path>');
+}
+
 export function createLocalWhisper(options: LocalWhisperOptions): SpeechToText {
   const recognizer = pipelineLoader<Recognizer>(
     { task: 'automatic-speech-recognition', ...options },
-    (message) => new SpeechError(`Whisper model ${message}`, 'unavailable'),
+    (message) => new SpeechError(`Whisper model ${withoutServerPaths(message, options.modelsDir)}`, 'unavailable'),
   );
   return {
     id: `local:${options.model}`,

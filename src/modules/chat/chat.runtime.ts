@@ -34,6 +34,8 @@ export interface TurnInput {
 export interface TurnOptions {
   temperature?: number;
   maxTokens?: number;
+  /** The answer is spoken (a voice turn): the built-in responder leaves its sources line out of the text; the citations stay data. */
+  spoken?: boolean;
   /** The customer as a channel verified them (the widget's identity verification); never from a request body. */
   customer?: VerifiedCustomer;
 }
@@ -297,7 +299,9 @@ export function createChatRuntime(deps: RuntimeDeps) {
     const parts = answer.found
       ? [
           ...answer.sentences,
-          `\n\n${say.sources}: ${[...new Set(answer.citations.map((citation) => citation.title))].join('; ')}`,
+          ...(input.options?.spoken
+            ? []
+            : [`\n\n${say.sources}: ${[...new Set(answer.citations.map((citation) => citation.title))].join('; ')}`]),
         ]
       : [say.notFound, ...(escalation.enabled ? [escalation.message || say.offer] : [])];
     let text = '';

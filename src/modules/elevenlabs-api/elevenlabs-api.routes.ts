@@ -8,6 +8,7 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { companyContext } from '../../http/auth.js';
 import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
 import { findUnsafeInput } from '../../http/validation.js';
 import type { AudioFile } from '../../ports/speech.js';
@@ -119,7 +120,9 @@ export function elevenLabsRoutes(api: ElevenLabsApi): FastifyPluginAsyncTypebox 
           },
         },
         async (request, reply) => {
-          const audio = await api.speak(request.params.voice_id, request.query, request.body, disconnectSignal(reply));
+          const { voice_id: voiceId } = request.params;
+          const scope = companyContext(request);
+          const audio = await api.speak(voiceId, request.query, request.body, disconnectSignal(reply), scope);
           return reply
             .code(200)
             .type(audio.contentType)

@@ -5,7 +5,7 @@
  */
 import { AppErrors } from '../../http/errors.js';
 import type { AudioFile } from '../../ports/speech.js';
-import { catalogVoices, findCatalogVoice, type VoiceSpeechService } from '../voice-agents/index.js';
+import { catalogVoices, findCatalogVoice, type SpeechScope, type VoiceSpeechService } from '../voice-agents/index.js';
 import type { ModelObject, Transcript, TtsBody, TtsQuery, Voice, VoicesV2Query } from './elevenlabs-api.schemas.js';
 
 type CatalogVoice = ReturnType<typeof catalogVoices>[number];
@@ -40,7 +40,7 @@ export function createElevenLabsApi(speech: VoiceSpeechService) {
     maxAudioBytes: speech.maxAudioBytes,
 
     /** Speech of `body.text` in `voiceId`, in the query's `output_format`. */
-    speak(voiceId: string, query: TtsQuery, body: TtsBody, signal: AbortSignal) {
+    speak(voiceId: string, query: TtsQuery, body: TtsBody, signal: AbortSignal, scope?: SpeechScope) {
       const settings = body.voice_settings ?? {};
       return speech.speak(
         voiceId,
@@ -57,6 +57,7 @@ export function createElevenLabsApi(speech: VoiceSpeechService) {
           ...(typeof settings.style === 'number' ? { voice_style: settings.style } : {}),
         },
         signal,
+        scope,
       );
     },
 

@@ -11,6 +11,8 @@ import type { WebFetcher } from '../../ports/web-fetcher.js';
 import type { EmbedderState } from './knowledge.retrieval.js';
 import { Collection, Document } from './knowledge.schemas.js';
 import { createMemoryLanes } from './knowledge.memory-lanes.js';
+import { createBm25Lanes } from './knowledge.bm25-lanes.js';
+import { createLexicon } from './knowledge.lexicon.js';
 import { createParsePool } from './knowledge.parse-pool.js';
 import { createKnowledgeService, type KnowledgeDeps } from './knowledge.service.js';
 
@@ -40,12 +42,27 @@ export function createKnowledgeModule(
   },
 ) {
   const maxChunks = config.searchMemoryMaxChunks;
+  const lexicon = createLexicon(deps.db, {
+    onError: (error) => deps.log.warn({ err: error }, 'looking up query words failed'),
+  });
   const memory =
     maxChunks > 0
       ? createMemoryLanes({
           db: deps.db,
           maxChunks,
           budgetChunks: maxChunks * 4,
+          isEnabled: deps.changesHeard,
+          log: deps.log,
+          lexicon,
+        })
+      : null;
+  const bm25 =
+    config.searchIndexMaxChunks > maxChunks
+      ? createBm25Lanes({
+          db: deps.db,
+          minChunks: maxChunks,
+          maxChunks: config.searchIndexMaxChunks,
+          budgetBytes: config.searchIndexBudgetBytes,
           isEnabled: deps.changesHeard,
           log: deps.log,
         })
@@ -57,13 +74,27 @@ export function createKnowledgeModule(
     timeoutMs: 15 * 60_000,
     maxHeapMb: 1024,
   });
-  const service = createKnowledgeService({ ...deps, memory, parsers, maxUploadBytes: config.maxUploadBytes });
+  const service = createKnowledgeService({
+    ...deps,
+    memory,
+    bm25,
+    lexicon,
+    parsers,
+    maxUploadBytes: config.maxUploadBytes,
+  });
   return Object.assign(service, {
     /** A company's knowledge changed on some instance (no id: anything may have changed). */
-    knowledgeChanged: (companyId?: string) => memory?.changed(companyId),
+    knowledgeChanged: (companyId?: string) => {
+      memory?.changed(companyId);
+      bm25?.changed(companyId);
+    },
     memory,
+    bm25,
+    /** Chunks and bytes of each company's in-process BM25 index (the metrics gauge). */
+    searchIndexStats: () => bm25?.stats() ?? [],
     close: async () => {
       memory?.close();
+      bm25?.close();
       await parsers.close();
       await deps.fetcher.close();
     },

@@ -8,9 +8,9 @@
  * chunks held would pass the budget.
  */
 import type { Db } from '../../db/database.js';
-import { createLexicon, plainWords } from './knowledge.lexicon.js';
+import { createLexicon, plainWords, type Lexicon } from './knowledge.lexicon.js';
 import * as searchRepo from './knowledge.search.repo.js';
-import type { LaneFilters, TextLanes } from './knowledge.search.repo.js';
+import type { LaneFilters, TextLanes } from './knowledge.search.types.js';
 import { TextIndex, type IndexSnapshot } from './knowledge.text-index.js';
 
 export interface MemoryLanesOptions {
@@ -24,6 +24,8 @@ export interface MemoryLanesOptions {
   /** Quiet time after a change before the index is rebuilt (changes come in bursts during ingestion). */
   rebuildDelayMs?: number;
   log: { warn(obj: object, msg: string): void };
+  /** The query words' reading shared with the other in-process lanes (default: its own). */
+  lexicon?: Lexicon;
 }
 
 export interface MemoryLanesInput {
@@ -63,7 +65,9 @@ export function createMemoryLanes(options: MemoryLanesOptions) {
   const { db, maxChunks, budgetChunks, isEnabled, log } = options;
   const rebuildDelayMs = options.rebuildDelayMs ?? 250;
   const held = new Map<string, Held>();
-  const lexicon = createLexicon(db, { onError: (error) => log.warn({ err: error }, 'looking up query words failed') });
+  const lexicon =
+    options.lexicon ??
+    createLexicon(db, { onError: (error) => log.warn({ err: error }, 'looking up query words failed') });
   let closed = false;
 
   function heldChunks() {

@@ -5,8 +5,10 @@
 import type { Db } from '../../db/database.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { MemoryLanes } from './knowledge.memory-lanes.js';
+import type { Bm25Lanes } from './knowledge.bm25-lanes.js';
+import type { Lexicon } from './knowledge.lexicon.js';
 import * as searchRepo from './knowledge.search.repo.js';
-import type { ChunkDetails, LaneFilters, LaneHit } from './knowledge.search.repo.js';
+import type { ChunkDetails, LaneFilters, LaneHit, TextLanes } from './knowledge.search.types.js';
 import { detectLanguage, jaccard, shingles, textSearchConfig } from './knowledge.text.js';
 import { EXPANSION_WEIGHT, expandQuery } from './knowledge.expansion.js';
 import type { VectorIndexes } from './knowledge.vector-index.js';
@@ -115,16 +117,38 @@ export function createRetrieval(deps: {
   vectors: VectorIndexes;
   embedding: EmbedderState;
   memory: MemoryLanes | null;
+  bm25?: Bm25Lanes | null;
+  lexicon?: Lexicon;
 }) {
-  const { db, vectors, embedding, memory } = deps;
+  const { db, vectors, embedding, memory, bm25, lexicon } = deps;
 
-  /** The text lanes from memory when the company's index is held and the query's words known, else in SQL. */
-  async function textLanes(input: searchRepo.TextLanesInput) {
-    const held =
-      input.fulltext !== 'ts_rank_cd'
-        ? memory?.search(input.companyId, { ...input, fulltext: input.fulltext === 'bm25' })
-        : null;
-    return held ?? searchRepo.textLanes(db, input);
+  /** The query's lexemes: from the lexicon when it knows every word, else read by PostgreSQL (one round trip). */
+  async function lexemesOf(query: string, configs: string[]) {
+    return lexicon?.lex(query, configs)?.lexemes ?? searchRepo.queryLexemes(db, query, configs);
+  }
+
+  /**
+   * The text lanes from memory when the company's index is held and the query's words known;
+   * for a large knowledge base, the full-text lane from its BM25 index and the docstore lane in
+   * SQL; else both in SQL.
+   */
+  async function textLanes(input: searchRepo.TextLanesInput): Promise<TextLanes> {
+    if (input.fulltext === 'ts_rank_cd') return searchRepo.textLanes(db, input);
+    const held = memory?.search(input.companyId, { ...input, fulltext: input.fulltext === 'bm25' });
+    if (held) return held;
+    if (input.fulltext === 'bm25' && bm25 && bm25.heldVersion(input.companyId) !== null) {
+      const [lexemes, docstore] = await Promise.all([
+        lexemesOf(input.query, input.configs),
+        input.docstore ? searchRepo.textLanes(db, { ...input, fulltext: null }) : null,
+      ]);
+      const fulltext = bm25.search(input.companyId, lexemes, input.filters, input.depth);
+      // Dropped while the words were read (a failed update): the lane in SQL.
+      const hits = fulltext ?? (await searchRepo.textLanes(db, { ...input, docstore: false })).fulltext;
+      return { fulltext: hits, docstore: docstore?.docstore ?? null, details: docstore?.details ?? [] };
+    }
+    // Not held (yet): in SQL, and the index prepared when the company is large enough for one.
+    if (input.fulltext === 'bm25') bm25?.search(input.companyId, [], input.filters, 0);
+    return searchRepo.textLanes(db, input);
   }
 
   async function vectorLane(companyId: string, input: SearchInput, filters: LaneFilters, depth: number) {

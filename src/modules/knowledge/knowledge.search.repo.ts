@@ -6,22 +6,20 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { prepared, type Db, type Executor } from '../../db/database.js';
-import type { IndexChunkRow, IndexDocumentRow, IndexSnapshot } from './knowledge.text-index.js';
+import {
+  BM25,
+  DOCSTORE,
+  type ChunkDetails,
+  type IndexChunkRow,
+  type IndexDocumentRow,
+  type IndexSnapshot,
+  type LaneFilters,
+  type LaneHit,
+  type TextLanes,
+} from './knowledge.search.types.js';
 
-export interface LaneFilters {
-  collectionIds?: string[];
-  categories?: string[];
-  startDate?: Date;
-  endDate?: Date;
-}
-
-export interface LaneHit {
-  chunk_id: string;
-  score: number;
-}
-
-/** BM25 parameters (Robertson/Lucene defaults as in the BEIR baseline). */
-export const BM25 = { k1: 1.2, b: 0.75 };
+export { BM25, DOCSTORE };
+export type { ChunkDetails, LaneFilters, LaneHit, TextLanes };
 
 function chunkFilters(alias: string, filters: LaneFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];
@@ -54,13 +52,6 @@ export function quoteLexeme(lexeme: string): string {
 }
 
 /**
- * The docstore lane's title match: only for queries short enough to be a title lookup (a long
- * query's trigrams make the index scan cost tens of milliseconds at 100k chunks), and only for
- * titles close to the query (exact evidence).
- */
-export const DOCSTORE = { minTitleSimilarity: 0.6, maxTitleQueryLength: 64 };
-
-/**
  * Session settings the lanes rely on, set on every pooled connection (no transaction per search):
  * the trigram threshold makes the title index return only titles that can pass it, and common
  * words bring tens of thousands of postings at 100k chunks, aggregated in memory.
@@ -83,13 +74,6 @@ export interface TextLanesInput {
   docstore: boolean;
   /** Hits ranked this high in a lane come back with their chunk's details. */
   detailRank: number;
-}
-
-export interface TextLanes {
-  fulltext: LaneHit[] | null;
-  docstore: LaneHit[] | null;
-  /** Details of the chunks ranked within `detailRank` in a lane. */
-  details: ChunkDetails[];
 }
 
 /**
@@ -299,18 +283,6 @@ export async function vectorRows(executor: Executor, companyId: string, model: s
     .where('embedding', 'is not', null)
     .execute();
   return rows as VectorRow[];
-}
-
-export interface ChunkDetails {
-  id: string;
-  text: string;
-  document_id: string;
-  title: string;
-  /** The document's alternative questions. */
-  questions: string[];
-  collection_id: string | null;
-  categories: string[];
-  language: string;
 }
 
 export async function chunkDetails(executor: Executor, companyId: string, ids: string[]): Promise<ChunkDetails[]> {

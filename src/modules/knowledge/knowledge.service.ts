@@ -20,6 +20,8 @@ import { createRetrieval, type EmbedderState, type SearchInput, type SearchOutpu
 import type * as S from './knowledge.schemas.js';
 import { createVectorIndexes } from './knowledge.vector-index.js';
 import type { MemoryLanes } from './knowledge.memory-lanes.js';
+import type { Bm25Lanes } from './knowledge.bm25-lanes.js';
+import type { Lexicon } from './knowledge.lexicon.js';
 import type { ParsePool } from './knowledge.parse-pool.js';
 
 export interface KnowledgeDeps {
@@ -38,6 +40,10 @@ export interface KnowledgeDeps {
   staleAfterMs?: number;
   /** Text indexes of small knowledge bases held in memory (null: every search in SQL). */
   memory: MemoryLanes | null;
+  /** BM25 indexes of large knowledge bases held in memory (null: their full-text lane in SQL). */
+  bm25: Bm25Lanes | null;
+  /** The query words' reading the in-process lanes share. */
+  lexicon?: Lexicon;
   /** The parser threads. */
   parsers: ParsePool;
 }
@@ -132,9 +138,19 @@ export interface UploadedFile {
 export function createKnowledgeService(deps: KnowledgeDeps) {
   const { db, queue, clock, embedding } = deps;
   const vectors = createVectorIndexes(db);
-  const retrieval = createRetrieval({ db, vectors, embedding, memory: deps.memory });
+  const retrieval = createRetrieval({
+    db,
+    vectors,
+    embedding,
+    memory: deps.memory,
+    bm25: deps.bm25,
+    lexicon: deps.lexicon,
+  });
   // Every instance hears of a change through its notification (migration 0014); this one at once.
-  const searchChanged = (companyId: string) => deps.memory?.changed(companyId);
+  const searchChanged = (companyId: string) => {
+    deps.memory?.changed(companyId);
+    deps.bm25?.changed(companyId);
+  };
   const ingestion = createIngestion({
     db,
     queue,

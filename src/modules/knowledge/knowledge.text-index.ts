@@ -10,11 +10,13 @@
 import {
   BM25,
   DOCSTORE,
+  passesFilters as matches,
   type ChunkDetails,
+  type IndexSnapshot,
   type LaneFilters,
   type LaneHit,
   type TextLanes,
-} from './knowledge.search.repo.js';
+} from './knowledge.search.types.js';
 import { PostingsBuilder, type Postings } from './knowledge.postings.js';
 import {
   phraseMatches,
@@ -25,50 +27,10 @@ import {
   type PhraseStep,
 } from './knowledge.text-scoring.js';
 
-export interface IndexChunkRow {
-  id: string;
-  document_id: string;
-  ordinal: number;
-  text: string;
-  language: string;
-  collection_id: string | null;
-  categories: string[];
-  document_created_at: Date;
-  token_count: number;
-  tsv: string;
-}
-
-export interface IndexDocumentRow {
-  id: string;
-  title: string;
-  questions: string[];
-  status: string;
-  collection_id: string | null;
-  categories: string[];
-  created_at: Date;
-  /** content_tsv as text, for completed documents. */
-  tsv: string | null;
-}
-
-export interface IndexSnapshot {
-  chunks: IndexChunkRow[];
-  documents: IndexDocumentRow[];
-  corpus: { chunk_count: number; token_total: number } | null;
-}
-
 interface Holder {
   collectionId: string | null;
   categories: string[];
   createdAt: number;
-}
-
-function matches(holder: Holder, filters: LaneFilters): boolean {
-  if (filters.collectionIds?.length && !filters.collectionIds.includes(holder.collectionId ?? '')) return false;
-  if (filters.categories?.length && !holder.categories.some((category) => filters.categories!.includes(category)))
-    return false;
-  if (filters.startDate && holder.createdAt < filters.startDate.getTime()) return false;
-  if (filters.endDate && holder.createdAt > filters.endDate.getTime()) return false;
-  return true;
 }
 
 /** Best first, then by chunk id (uuid order is the order of their lower-case text). */
@@ -105,6 +67,8 @@ async function sliced<T>(items: readonly T[], visit: (item: T, index: number) =>
     }
   }
 }
+
+export type { IndexChunkRow, IndexDocumentRow, IndexSnapshot } from './knowledge.search.types.js';
 
 export class TextIndex {
   readonly size: number;

@@ -85,7 +85,9 @@ export function createOpenAiAudio(deps: { db: Db; speech: VoiceSpeechService }) 
           }
         : { text: body.input, output_format: format, ...(speed !== undefined ? { voice_speed: speed } : {}) };
       try {
-        return await deps.speech.speak(agent ? agent.voice_id : body.voice, input, signal);
+        return await deps.speech.speak(agent ? agent.voice_id : body.voice, input, signal, {
+          companyId: caller.companyId,
+        });
       } catch (error) {
         if (error instanceof AppError && error.statusCode === 404)
           throw AppErrors.validation(

@@ -11,7 +11,12 @@ export { voiceAgentsRoutes } from './voice-agents.routes.js';
 export { voiceSpeechRoutes } from './voice-agents.speech.routes.js';
 export { voiceRespondRoutes } from './voice-agents.respond.routes.js';
 export { createVoiceRespond, type VoiceRespond } from './voice-agents.respond.js';
-export { createVoiceSpeechService, type VoiceSpeechDeps, type VoiceSpeechService } from './voice-agents.speech.js';
+export {
+  createVoiceSpeechService,
+  type SpeechScope,
+  type VoiceSpeechDeps,
+  type VoiceSpeechService,
+} from './voice-agents.speech.js';
 export {
   DEFAULT_MODEL_ID,
   LANGUAGES,

@@ -75,12 +75,17 @@ function disconnectSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-/** Server-sent events on the hijacked reply: `event: <type>` / `data: <json>`. */
+/**
+ * Server-sent events on the hijacked reply: `event: <type>` / `data: <json>`. Each event goes to
+ * the socket as it is written: Node corks the socket on a write until the next tick, which would
+ * hold a text event back behind whatever the same tick does next (as chat.sse.ts explains).
+ */
 function eventStream(reply: FastifyReply) {
   const raw = startEventStream(reply);
   return (event: VoiceEvent) => {
     if (raw.destroyed || raw.writableEnded) return;
     raw.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    raw.socket?.uncork();
   };
 }
 
@@ -98,7 +103,7 @@ export function voiceRespondRoutes(respond: VoiceRespond, maxAudioBytes: number)
           tags: ['voice-agents'],
           summary: 'A spoken turn with a voice agent (multipart: audio or text, optional conversation_id, user)',
           description:
-            "Transcribes `audio` (or takes `text`, at most 8000 characters), lets the voice agent's main agent answer through the chat turn (conversation on channel voice), and speaks the answer with the voice agent's voice and settings. Accept: text/event-stream streams events start, transcribed_text, agent_text_chunk…, audio_chunk {index, format, content_type, audio (base64)} per finished sentence, end {conversation_id, message_id} (errors as error then end); otherwise one audio body in the voice agent's output_format with headers x-conversation-id, x-message-id, x-transcribed-text and x-agent-text (percent-encoded UTF-8, at most 4096 bytes each; x-agent-text-truncated: true when cut). Inactive voice agent or none without a main agent → 409. Any member may call it.",
+            "Transcribes `audio` (or takes `text`, at most 8000 characters), lets the voice agent's main agent answer through the chat turn (conversation on channel voice), and speaks the answer with the voice agent's voice and settings. Accept: text/event-stream streams events start, transcribed_text, agent_text_chunk…, audio_chunk {index, format, content_type, text, text_to_audio_ms, audio (base64)} per finished sentence (citation markers and the sources line are never spoken), citations {citations: [{document_id, chunk_id, collection_id, title, score, text}]} when the answer relied on knowledge passages, end {conversation_id, message_id} (errors as error then end); otherwise one audio body in the voice agent's output_format with headers x-conversation-id, x-message-id, x-transcribed-text and x-agent-text (percent-encoded UTF-8, at most 4096 bytes each; x-agent-text-truncated: true when cut). Inactive voice agent or none without a main agent → 409. Any member may call it.",
           consumes: ['multipart/form-data'],
           multipartBody: RespondForm,
           params: Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),

@@ -33,9 +33,30 @@ export type VoiceEvent =
   | { type: 'start'; conversation_id: string; voice_agent_id: string }
   | { type: 'transcribed_text'; content: string }
   | { type: 'agent_text_chunk'; content: string }
-  | { type: 'audio_chunk'; index: number; format: string; content_type: string; audio: string }
+  | {
+      type: 'audio_chunk';
+      index: number;
+      format: string;
+      content_type: string;
+      /** What was spoken (the sentence without citation markers). */
+      text: string;
+      /** Milliseconds from the moment this sentence's text was complete on the server to this event. */
+      text_to_audio_ms: number;
+      audio: string;
+    }
+  | { type: 'citations'; citations: VoiceCitation[] }
   | { type: 'end'; conversation_id: string; message_id: string | null }
   | { type: 'error'; status: number; detail: string };
+
+/** A passage the answer relied on, carried as data (never spoken). */
+export interface VoiceCitation {
+  document_id: string;
+  chunk_id: string;
+  collection_id: string | null;
+  title: string;
+  score: number;
+  text: string;
+}
 
 export interface PreparedVoiceTurn {
   voiceAgent: VoiceAgentRow;
@@ -77,6 +98,27 @@ export function sentenceSplitter() {
       return left;
     },
   };
+}
+
+/** Citation markers a model writes (`[1]`, `[2, 3]`): data for the reader, never read aloud. */
+const CITATION_MARKER = /\s*\[\d+(?:\s*,\s*\d+)*\]/g;
+
+/** The words of a sentence to speak: without citation markers (empty when nothing is left to say). */
+export function spokenText(sentence: string): string {
+  const text = sentence.replace(CITATION_MARKER, '').trim();
+  return /[\p{L}\p{N}]/u.test(text) ? text : '';
+}
+
+function citationsOf(event: { citations?: unknown }): VoiceCitation[] {
+  if (!Array.isArray(event.citations)) return [];
+  return (event.citations as VoiceCitation[]).map(({ document_id, chunk_id, collection_id, title, score, text }) => ({
+    document_id,
+    chunk_id,
+    collection_id,
+    title,
+    score,
+    text,
+  }));
 }
 
 async function collect(audio: SpokenAudio): Promise<Buffer> {
@@ -157,7 +199,8 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
           ...(input.conversation_id !== undefined ? { conversation_id: input.conversation_id } : {}),
           ...(input.user !== undefined ? { user: input.user } : {}),
         },
-        { temperature: voiceAgent.temperature },
+        // Spoken: the built-in responder's sources line is left out of the text (citations stay data).
+        { temperature: voiceAgent.temperature, spoken: true },
         { deployment: false },
       );
       return { voiceAgent, transcript, turn, format };
@@ -165,13 +208,15 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
 
     /**
      * Streams the turn: `start`, `transcribed_text`, `agent_text_chunk`…, an `audio_chunk` per
-     * finished sentence (synthesised in order, as soon as the sentence is complete), `end`.
-     * Failures are sent as `error` then `end`. `signal` (the client leaving) stops the model
-     * call and any further synthesis.
+     * finished sentence (synthesised in order, as soon as the sentence is complete), `citations`
+     * (the passages the answer relied on, as data), `end`. Each event is handed to `send` the
+     * moment it is produced — text never waits for audio. Failures are sent as `error` then `end`.
+     * `signal` (the client leaving) stops the model call and any further synthesis.
      */
     async stream(prepared: PreparedVoiceTurn, signal: AbortSignal, send: (event: VoiceEvent) => void): Promise<void> {
       const { voiceAgent, turn, format } = prepared;
       const contentType = contentTypeOf(format);
+      const scope = { companyId: voiceAgent.company_id };
       send({ type: 'start', conversation_id: turn.conversation.id, voice_agent_id: voiceAgent.id });
       if (prepared.transcript !== null) send({ type: 'transcribed_text', content: prepared.transcript });
       const splitter = sentenceSplitter();
@@ -179,14 +224,18 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
       let spoken: Promise<void> = Promise.resolve();
       let failure: unknown = null;
       const speak = (sentence: string) => {
-        for (const piece of pieces(sentence)) {
+        // The sentence's text is complete now: its audio's latency counts from here.
+        const completeAt = performance.now();
+        const text = spokenText(sentence);
+        if (!text) return;
+        for (const piece of pieces(text)) {
           const at = index++;
           spoken = spoken.then(async () => {
             if (failure || signal.aborted) return;
             try {
               // Each chunk a complete file (MP3 info frame, WAV sizes): chunks play back to back without gaps.
               const audio = await collect(
-                await deps.speech.speak(voiceAgent.voice_id, settings(voiceAgent, format, piece), signal, {
+                await deps.speech.speak(voiceAgent.voice_id, settings(voiceAgent, format, piece), signal, scope, {
                   complete: true,
                 }),
               );
@@ -196,6 +245,8 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
                 index: at,
                 format,
                 content_type: contentType,
+                text: piece,
+                text_to_audio_ms: Math.round((performance.now() - completeAt) * 10) / 10,
                 audio: audio.toString('base64'),
               });
             } catch (error) {
@@ -205,8 +256,10 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
         }
       };
       let result: TurnResult | null = null;
+      let citations: VoiceCitation[] = [];
       try {
         result = await deps.turns.run(turn, signal, (event) => {
+          if (event.type === 'chunk' && event.kind === 'citations') citations = citationsOf(event);
           if (event.type !== 'agent_text_chunk') return;
           const content = String(event.content);
           send({ type: 'agent_text_chunk', content });
@@ -219,6 +272,7 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
       }
       await spoken;
       if (signal.aborted) return;
+      if (citations.length && !failure) send({ type: 'citations', citations });
       if (failure) send({ type: 'error', status: statusOf(failure), detail: detailOf(failure) });
       send({ type: 'end', conversation_id: turn.conversation.id, message_id: result?.message_id ?? null });
     },
@@ -226,12 +280,13 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
     /** Runs the turn, then speaks the whole answer: one audio body, streamed while it is encoded. */
     async whole(prepared: PreparedVoiceTurn, signal: AbortSignal) {
       const result = await deps.turns.run(prepared.turn, signal);
-      const text = result.agent_response_text.trim();
+      const text = spokenText(result.agent_response_text);
       if (!text) throw new AppError(502, 'The agent gave no answer to speak', 'BadGateway');
       const audio = await deps.speech.speak(
         prepared.voiceAgent.voice_id,
         settings(prepared.voiceAgent, prepared.format, text.slice(0, deps.speech.maxTextChars)),
         signal,
+        { companyId: prepared.voiceAgent.company_id },
       );
       return { result, audio, transcript: prepared.transcript };
     },

@@ -9,6 +9,7 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { companyContext } from '../../http/auth.js';
 import { AppError, AppErrors, errorResponses, truncateQuoted } from '../../http/errors.js';
 import { findUnsafeInput } from '../../http/validation.js';
 import type { AudioFile } from '../../ports/speech.js';
@@ -155,7 +156,8 @@ export function voiceSpeechRoutes(speech: VoiceSpeechService): FastifyPluginAsyn
         async (request, reply) => {
           const output_format = requestedFormat(request.query.output_format, request.body.output_format);
           const input = { ...request.body, ...(output_format !== undefined ? { output_format } : {}) };
-          const audio = await speech.speak(request.params.voiceId, input, disconnectSignal(reply));
+          const signal = disconnectSignal(reply);
+          const audio = await speech.speak(request.params.voiceId, input, signal, companyContext(request));
           reply.code(200).type(audio.contentType);
           return reply.send(audio.bytes ?? Readable.from(audio.body));
         },

@@ -17,10 +17,16 @@ import {
 } from '../../ports/text-to-speech.js';
 import { withWavSizes } from '../../lib/wav-sizes.js';
 import type { ProviderVoices } from './voice-agents.ports.js';
+import {
+  createSpeechCache,
+  speechCacheKey,
+  type SpeechCache,
+  type SpeechCacheOptions,
+} from './voice-agents.speech-cache.js';
 import { findCatalogVoice, offlineVoiceFor } from './voice-catalog.js';
 
 export interface VoiceSpeechDeps {
-  tts: { tts: TextToSpeech | null; reason: string | null; maxTextChars: number };
+  tts: { tts: TextToSpeech | null; reason: string | null; maxTextChars: number; cache?: SpeechCacheOptions };
   stt: { stt: SpeechToText | null; reason: string | null };
   maxAudioBytes: number;
   /** The provider's voice list (ElevenLabs), checked for a voice outside the catalog. */
@@ -60,6 +66,14 @@ export interface Transcription {
   language?: string;
   duration_s?: number;
 }
+
+/** Whose synthesis it is: a cached synthesis is only ever served to the company that asked for it. */
+export interface SpeechScope {
+  companyId: string;
+}
+
+/** Engines whose bytes are a pure function of the request (so their syntheses may be cached). */
+const PURE_ENGINES = new Set(['espeak-ng']);
 
 export type VoiceSpeechService = ReturnType<typeof createVoiceSpeechService>;
 
@@ -117,6 +131,22 @@ async function* once(bytes: Buffer): AsyncIterable<Buffer> {
   yield bytes;
 }
 
+/** The synthesis as it streams, kept in the cache once it ended whole (not cut, not too large). */
+function caching(source: AsyncIterable<Buffer>, keep: (audio: Buffer) => void, maxBytes: number, signal: AbortSignal) {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const parts: Buffer[] = [];
+      let size = 0;
+      for await (const part of source) {
+        if (size <= maxBytes) parts.push(part);
+        size += part.length;
+        yield part;
+      }
+      if (size <= maxBytes && !signal.aborted) keep(Buffer.concat(parts, size));
+    },
+  };
+}
+
 /** Seconds of a PCM WAV file from its header, when it is one. */
 function wavSeconds(buffer: Buffer): number | undefined {
   if (buffer.length < 44 || buffer.toString('latin1', 0, 4) !== 'RIFF' || buffer.toString('latin1', 8, 12) !== 'WAVE') {
@@ -131,6 +161,7 @@ function wavSeconds(buffer: Buffer): number | undefined {
 
 export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
   const { maxTextChars } = deps.tts;
+  const cache: SpeechCache | null = deps.tts.cache ? createSpeechCache(deps.tts.cache) : null;
 
   /**
    * Whether a voice outside the catalog may be asked of the engine: never offline; with a voice
@@ -172,11 +203,18 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
       return format;
     },
 
-    /** Speaks `input.text` in `voiceId`; throws the family's errors. */
+    /** The synthesis cache's size (null when off). */
+    cacheStats: () => cache?.stats() ?? null,
+
+    /**
+     * Speaks `input.text` in `voiceId`; throws the family's errors. With a `scope`, a pure engine's
+     * synthesis is served from (and kept in) that company's partition of the cache.
+     */
     async speak(
       voiceId: string,
       input: SpeakInput,
       signal: AbortSignal,
+      scope?: SpeechScope,
       options: SpeakOptions = {},
     ): Promise<SpokenAudio> {
       const format = input.output_format ?? DEFAULT_OUTPUT_FORMAT;
@@ -194,25 +232,38 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
       if (!curated && !(await providerKnows(voiceId, signal))) throw AppErrors.notFound('Voice', voiceId);
       const language = input.language_code?.slice(0, 2).toLowerCase();
       const complete = options.complete === true || format.startsWith('wav_');
-      const source = engine.synthesize(
-        {
-          text: input.text,
-          voice: { voiceId, ...(curated ? { offlineVoice: offlineVoiceFor(curated, language) } : {}) },
-          format,
-          modelId: input.model_id,
-          languageCode: input.language_code,
-          speed: input.voice_speed,
-          stability: input.voice_stability,
-          similarityBoost: input.voice_similarity_boost,
-          style: input.voice_style,
-          ...(complete ? { complete: true } : {}),
-        },
-        signal,
-      );
-      const body = await started(source, voiceId);
-      if (!complete) return { contentType: contentTypeOf(format), body };
-      const bytes = await whole(body, format, voiceId);
-      return { contentType: contentTypeOf(format), body: once(bytes), bytes };
+      const request = {
+        text: input.text,
+        voice: { voiceId, ...(curated ? { offlineVoice: offlineVoiceFor(curated, language) } : {}) },
+        format,
+        modelId: input.model_id,
+        languageCode: input.language_code,
+        speed: input.voice_speed,
+        stability: input.voice_stability,
+        similarityBoost: input.voice_similarity_boost,
+        style: input.voice_style,
+        ...(complete ? { complete: true } : {}),
+      };
+      const contentType = contentTypeOf(format);
+      const answer = async (body: AsyncIterable<Buffer>): Promise<SpokenAudio> => {
+        if (!complete) return { contentType, body };
+        const bytes = await whole(body, format, voiceId);
+        return { contentType, body: once(bytes), bytes };
+      };
+      if (!cache || !scope || !PURE_ENGINES.has(engine.id))
+        return answer(await started(engine.synthesize(request, signal), voiceId));
+      const key = speechCacheKey({
+        ...request,
+        format: complete ? `${format}:complete` : format,
+        engine: engine.id,
+        voiceId,
+        offlineVoice: request.voice.offlineVoice,
+      });
+      const hit = cache.get(scope.companyId, key);
+      if (hit) return answer(once(hit));
+      const keep = (audio: Buffer) => cache.set(scope.companyId, key, audio);
+      const source = caching(engine.synthesize(request, signal), keep, cache.maxEntryBytes, signal);
+      return answer(await started(source, voiceId));
     },
 
     checkAudio,

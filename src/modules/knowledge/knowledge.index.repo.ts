@@ -1,0 +1,105 @@
+/**
+ * SQL of the in-process BM25 index (knowledge.bm25-index.ts): a company's chunks read in one
+ * snapshot with the corpus statistics they go with, and the chunks changed since a version
+ * (the change log of migration 0205), also in one snapshot.
+ */
+import { sql } from 'kysely';
+import type { Db, Executor } from '../../db/database.js';
+import type { Bm25ChunkRow, CorpusState } from './knowledge.bm25-index.js';
+
+export interface CorpusRow extends CorpusState {
+  /** The log holds every change after this version (older ones were pruned). */
+  changes_from: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CHUNK_COLUMNS = sql`id, token_count, collection_id, categories, document_created_at, tsv::text as tsv`;
+
+async function corpusRow(executor: Executor, companyId: string): Promise<CorpusRow> {
+  const result = await sql<CorpusRow>`
+    select chunk_count::float8 as chunk_count, token_total::float8 as token_total, version::float8 as version,
+           changes_from::float8 as changes_from
+    from kb_corpus_stats where company_id = ${companyId}`.execute(executor);
+  return result.rows[0] ?? { chunk_count: 0, token_total: 0, version: 0, changes_from: 0 };
+}
+
+/** The company's corpus statistics now (to decide whether to build, before reading the chunks). */
+export async function corpusState(executor: Executor, companyId: string): Promise<CorpusRow> {
+  return corpusRow(executor, companyId);
+}
+
+/**
+ * Every chunk of the company, `pageSize` at a time through a cursor, with the statistics of the
+ * same snapshot; `onPage` may take its time (the snapshot holds).
+ */
+export async function readAllChunks(
+  db: Db,
+  companyId: string,
+  pageSize: number,
+  onStart: (corpus: CorpusRow) => void,
+  onPage: (rows: Bm25ChunkRow[]) => Promise<void>,
+): Promise<CorpusRow> {
+  if (!UUID.test(companyId)) throw new Error('Not a company id');
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const corpus = await corpusRow(trx, companyId);
+      onStart(corpus);
+      // A cursor's statement takes no parameters: the id, checked above, is a literal.
+      await sql`declare bm25_chunks no scroll cursor for
+        select ${CHUNK_COLUMNS} from kb_chunks where company_id = ${sql.lit(companyId)}`.execute(trx);
+      for (;;) {
+        const page = await sql<Bm25ChunkRow>`fetch ${sql.raw(String(pageSize))} from bm25_chunks`.execute(trx);
+        if (page.rows.length === 0) break;
+        await onPage(page.rows);
+      }
+      await sql`close bm25_chunks`.execute(trx);
+      return corpus;
+    });
+}
+
+export type ChangesSince =
+  | { kind: 'current'; corpus: CorpusRow }
+  /** The log no longer reaches back to the version asked for, or holds more than `maxIds` chunks. */
+  | { kind: 'rebuild'; corpus: CorpusRow }
+  | { kind: 'changes'; corpus: CorpusRow; ids: string[]; rows: Bm25ChunkRow[] };
+
+/** The chunks touched after `version` (ids) and the current rows of those still present. */
+export async function changesSince(db: Db, companyId: string, version: number, maxIds: number): Promise<ChangesSince> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const corpus = await corpusRow(trx, companyId);
+      if (corpus.version === version) return { kind: 'current', corpus } as const;
+      if (corpus.version < version || version < corpus.changes_from) return { kind: 'rebuild', corpus } as const;
+      const changed = await sql<{ chunk_id: string }>`
+        select distinct chunk_id from kb_chunk_changes
+        where company_id = ${companyId} and version > ${version} and version <= ${corpus.version}
+        limit ${maxIds + 1}`.execute(trx);
+      if (changed.rows.length > maxIds) return { kind: 'rebuild', corpus } as const;
+      const ids = changed.rows.map((row) => row.chunk_id);
+      const rows = await sql<Bm25ChunkRow>`
+        select ${CHUNK_COLUMNS} from kb_chunks where company_id = ${companyId} and id = any(${ids}::uuid[])`.execute(
+        trx,
+      );
+      return { kind: 'changes', corpus, ids, rows: rows.rows } as const;
+    });
+}
+
+/**
+ * Forgets the change log of a company older than `olderThanSeconds`, and records up to which
+ * version it was pruned (an index older than that is rebuilt whole).
+ */
+export async function pruneChanges(executor: Executor, companyId: string, olderThanSeconds: number): Promise<void> {
+  await sql`
+    with gone as (
+      delete from kb_chunk_changes
+      where company_id = ${companyId} and changed_at < now() - make_interval(secs => ${olderThanSeconds})
+      returning version
+    )
+    update kb_corpus_stats s set changes_from = x.v
+    from (select max(version) as v from gone) x
+    where s.company_id = ${companyId} and x.v is not null and x.v > s.changes_from`.execute(executor);
+}
