@@ -271,7 +271,7 @@ export function createContainer(options: ContainerOptions): Container {
     log: log.child({ module: 'workflows' }),
   });
 
-  const speech = speechFromConfig(config.speech);
+  const speech = speechFromConfig(config.speech, cpu);
   const chat = createChatModule({
     db,
     clock,

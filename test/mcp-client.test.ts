@@ -170,3 +170,17 @@ describe('an MCP server as an integration', () => {
     expect(bad.statusCode).toBe(400);
   });
 });
+
+describe('builtin:kb and an MCP order look-up', () => {
+  it("looks an order up by rule through the server's lookup_order tool, filling the server's own input name", async () => {
+    const setup = await chatSetup(t.app, t.container);
+    const { api, id } = await mcpIntegration(setup);
+    expect((await api.test(id)).json()).toMatchObject({ ok: true });
+    const calls = peer.calls.length;
+    const answer = await turn(setup, 'Where is my order #1042?');
+    expect(peer.calls.slice(calls)).toEqual([
+      { name: 'lookup_order', args: { order: '1042' }, authorization: `Bearer ${peer.token}` },
+    ]);
+    expect(answer.agent_response_text).toContain('1Z999AA10123456784');
+  });
+});

@@ -6,40 +6,20 @@
  * recorded twice. The worker processes run the project's CLI (`switchboard worker`) on a database
  * of their own; the API side is a test app without workers.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { createTestApp, type TestApp } from './helpers/app.js';
 import { createTenant, type TestTenant } from './helpers/factories.js';
-import { childEnv } from './helpers/processes.js';
+import {
+  startWorkerProcess as startWorker,
+  stopWorkerProcesses,
+  type WorkerProcess as Worker,
+} from './helpers/processes.js';
 import { createScratchDatabase } from './helpers/scratch-db.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const JOBS_SCHEMA = 'jobs_webhooks_crash';
-
-interface Worker {
-  child: ChildProcessWithoutNullStreams;
-  output: () => string;
-  ready: Promise<void>;
-  exited: Promise<void>;
-}
-
-function startWorker(env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], { cwd: ROOT, env: childEnv(env) });
-  let output = '';
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-    if (output.includes('workers running')) markReady();
-  });
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return { child, output: () => output, ready, exited };
-}
 
 async function until(what: string, check: () => Promise<boolean> | boolean, worker?: Worker) {
   const deadline = Date.now() + 60_000;
@@ -83,10 +63,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const worker of workers) {
-    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
-    await worker.exited;
-  }
+  await stopWorkerProcesses(workers);
   await t?.close();
   await receiver?.close();
   await scratch?.drop();

@@ -8,10 +8,8 @@
  * The crash is set up in a hook; the tests observe the recovery. The seconds from the second
  * worker's start to each completion are printed, not asserted.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,10 +20,13 @@ import { control, createAgent, createDeployment, logsOf } from './helpers/deploy
 import { createTenant, type TestTenant } from './helpers/factories.js';
 import { conceptVector } from './knowledge/embeddings-peer.js';
 import { uploadArticle } from './knowledge/helpers.js';
-import { childEnv } from './helpers/processes.js';
+import {
+  startWorkerProcess as startWorker,
+  stopWorkerProcesses,
+  type WorkerProcess as Worker,
+} from './helpers/processes.js';
 import { createScratchDatabase } from './helpers/scratch-db.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const JOBS_SCHEMA = 'jobs_crash';
 
 /** An OpenAI-compatible embeddings server whose answers can be held back. */
@@ -63,31 +64,6 @@ async function startHeldEmbeddings() {
   };
 }
 
-interface Worker {
-  child: ChildProcessWithoutNullStreams;
-  output: () => string;
-  /** Resolves when the worker says its workers run (after its start-up sweep). */
-  ready: Promise<void>;
-  exited: Promise<void>;
-}
-
-function startWorker(env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], {
-    cwd: ROOT,
-    env: childEnv(env),
-  });
-  let output = '';
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-    if (output.includes('workers running')) markReady();
-  });
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return { child, output: () => output, ready, exited };
-}
-
 async function waitFor<T>(what: string, read: () => Promise<T | undefined>, worker?: Worker): Promise<T> {
   const deadline = Date.now() + 25_000;
   for (;;) {
@@ -114,10 +90,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const worker of workers) {
-    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
-    await worker.exited;
-  }
+  await stopWorkerProcesses(workers);
   await t?.close();
   await embeddings?.close();
   await scratch?.drop();

@@ -1,7 +1,8 @@
 /** Child processes for start-up tests: their output, their process tree, and waiting on them. */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type SpawnOptions } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
+import path from 'node:path';
 import { inject } from 'vitest';
 
 export interface Started {
@@ -26,6 +27,40 @@ export function start(command: string, args: string[], options: SpawnOptions): S
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const ended = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, exited, ended };
+}
+
+/** The checkout's root (where src/cli.ts is). */
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+export interface WorkerProcess {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  /** Resolves when the process says its workers run (after its start-up sweep). */
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+/** The project's CLI `switchboard worker` in a child process, with childEnv(env). */
+export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], { cwd: ROOT, env: childEnv(env) });
+  let output = '';
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+    if (output.includes('workers running')) markReady();
+  });
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return { child, output: () => output, ready, exited };
+}
+
+/** Kills the worker processes still running (SIGKILL) and waits for each to exit. */
+export async function stopWorkerProcesses(workers: WorkerProcess[]): Promise<void> {
+  for (const worker of workers) {
+    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+    await worker.exited;
+  }
 }
 
 /** A wait inside a beforeAll (hookTimeout 60 s): a first start of an embedded PostgreSQL on a loaded machine. */

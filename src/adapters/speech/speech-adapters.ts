@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { SpeechConfig } from '../../config.js';
+import type { CpuPool } from '../../lib/cpu-pool.js';
 import type { SpeechToText } from '../../ports/speech.js';
 import { createElevenLabsStt } from '../elevenlabs/elevenlabs-stt.js';
 import { createOpenAiStt } from '../openai-compatible/openai-stt.js';
@@ -13,7 +14,8 @@ export interface SpeechAdapters {
   reason: string | null;
 }
 
-export function speechFromConfig(config: SpeechConfig): SpeechAdapters {
+/** `cpu`: the pool where the local engine decodes and resamples its audio. */
+export function speechFromConfig(config: SpeechConfig, cpu: CpuPool): SpeechAdapters {
   const { elevenLabs, openAi, local, timeoutMs } = config;
   switch (config.provider) {
     case 'elevenlabs':
@@ -41,7 +43,7 @@ export function speechFromConfig(config: SpeechConfig): SpeechAdapters {
           reason: `Speech-to-text is not configured: set ELEVENLABS_API_KEY, or STT_URL (an OpenAI-compatible Whisper server), or install the Whisper model ${local.model} in the server's models directory (MODELS_DIR), to send audio`,
         };
       }
-      return { stt: createLocalWhisper(local), reason: null };
+      return { stt: createLocalWhisper(local, cpu), reason: null };
     }
     case 'none':
       return { stt: null, reason: 'Speech-to-text is not configured (STT_PROVIDER=none): audio cannot be sent' };

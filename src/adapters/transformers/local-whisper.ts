@@ -1,13 +1,28 @@
 /**
  * A local Whisper model through transformers.js, read from `modelsDir/<org>/<model>` or, when
  * allowed, downloaded from the model hub on first use. It reads WAV audio (wav.ts); other formats
- * need a provider that decodes them. A model that cannot be loaded makes every call fail with a
- * clear SpeechError (tried again after `retryAfterMs`).
+ * need a provider that decodes them. The decoding and resampling run in the CPU pool (./wav.job.ts;
+ * a full pool refuses at once with CpuBusyError, 503 and `Retry-After`). A model that cannot be
+ * loaded makes every call fail with a clear SpeechError (tried again after `retryAfterMs`).
  */
 import path from 'node:path';
-import { SpeechError, type SpeechToText } from '../../ports/speech.js';
+import { cpuJobModule, type CpuJob, type CpuPool } from '../../lib/cpu-pool.js';
+import { SpeechError, type SpeechFailure, type SpeechToText } from '../../ports/speech.js';
+import { SPEECH_KIND } from '../espeak/espeak-tts.js';
 import { pipelineLoader } from './pipeline-loader.js';
-import { decodeWav, isWav } from './wav.js';
+import type { DecodeWavInput } from './wav.job.js';
+import { isWav } from './wav.js';
+
+/** Decoding and resampling, in the pool's `speech` kind (its queue bounds them with synthesis). */
+export const DECODE_WAV_JOB: CpuJob<DecodeWavInput, Float32Array> = {
+  kind: SPEECH_KIND,
+  module: cpuJobModule(import.meta.url, './wav.job'),
+  name: 'decodeWavJob',
+  reviveError: (failure) =>
+    failure.name === 'SpeechError'
+      ? new SpeechError(failure.message, failure.data.failure as SpeechFailure)
+      : new SpeechError(`The WAV file could not be decoded: ${failure.message}`, 'audio'),
+};
 
 export interface LocalWhisperOptions {
   model: string;
@@ -33,7 +48,7 @@ export function withoutServerPaths(message: string, modelsDir: string): string {
   return text.replace(/(?<![\w./])\/(?:[^\s/"'`:;,()]+\/)*[^\s/"'`:;,()]+/g, '<path>');
 }
 
-export function createLocalWhisper(options: LocalWhisperOptions): SpeechToText {
+export function createLocalWhisper(options: LocalWhisperOptions, pool: CpuPool): SpeechToText {
   const recognizer = pipelineLoader<Recognizer>(
     { task: 'automatic-speech-recognition', ...options },
     (message) => new SpeechError(`Whisper model ${withoutServerPaths(message, options.modelsDir)}`, 'unavailable'),
@@ -47,7 +62,8 @@ export function createLocalWhisper(options: LocalWhisperOptions): SpeechToText {
           'format',
         );
       }
-      const samples = decodeWav(audio.buffer);
+      // Copied to the worker (the Buffer may share its memory with others), the samples copied back.
+      const samples = await pool.run(DECODE_WAV_JOB, { bytes: audio.buffer }, { signal });
       const recognize = await recognizer();
       signal.throwIfAborted();
       // Whisper hears 30 s at a time; longer audio is cut into overlapping windows.

@@ -10,7 +10,7 @@ import type { Language } from './chat.kb-responder.js';
 import type { AgentTool, AgentTools } from './chat.ports.js';
 import { callTool, type ToolCallDone } from './chat.tools.js';
 
-/** Connector tools that look up an order by its number. */
+/** Connector tools (and MCP servers' tools of these names) that look up an order by its number. */
 const ORDER_TOOLS = new Set(['lookup_order', 'get_order', 'find_order']);
 /** Connector tools that open a help-desk ticket. */
 const TICKET_TOOLS = new Set(['create_ticket']);
@@ -132,7 +132,19 @@ export async function lookUpOrder(
 ): Promise<ToolCallDone | null> {
   const tool = available.find((candidate) => ORDER_TOOLS.has(candidate.tool));
   if (!tool) return null;
-  return callTool(tools, companyId, tool, { order_number: reference }, signal);
+  return callTool(tools, companyId, tool, orderInput(tool, reference), signal);
+}
+
+/**
+ * The input of an order look-up by the name its schema gives the order's number: a connector's
+ * `order_number`, or an MCP server's own (`order`, `order_id`, `number` …).
+ */
+export function orderInput(tool: AgentTool, reference: string): Record<string, unknown> {
+  const schema = tool.inputSchema as { properties?: Record<string, unknown>; required?: string[] };
+  const keys = Object.keys(schema.properties ?? {});
+  const key =
+    keys.find((name) => /order/i.test(name)) ?? keys.find((name) => /number|id$|ref/i.test(name)) ?? 'order_number';
+  return { [key]: reference };
 }
 
 /** Whether an order lookup found an order (an empty `orders` list is a miss). */

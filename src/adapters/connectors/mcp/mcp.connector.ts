@@ -114,7 +114,8 @@ export function mcpConnector(http: ConnectorHttp): ConnectorDefinition<McpConfig
         if (result.isError)
           throw new ConnectorError(VENDOR, `${tool.name} failed: ${output.text.slice(0, 300)}`, { retryable: false });
         return {
-          summary: `${tool.name}: ${output.text.length} characters${output.truncated ? ' (truncated)' : ''}`,
+          // The answer's first line says what was found (the built-in responder quotes it).
+          summary: `${output.text.split('\n')[0]!.slice(0, 200)}${output.truncated ? ' (truncated)' : ''}`,
           data: { content: output.text, truncated: output.truncated },
         };
       },
