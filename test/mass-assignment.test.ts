@@ -414,6 +414,13 @@ const ROUTES: WriteRoute[] = [
   },
   {
     method: 'POST',
+    path: '/v1/audio/speech',
+    body: () => ({ model: 'tts-1', voice: '21m00Tcm4TlvDq8ikWAM', input: 'hello' }),
+    family: 'openai',
+    chat: true,
+  },
+  {
+    method: 'POST',
     path: '/elevenlabs/v1/text-to-speech/:voiceId',
     body: () => ({ text: 'hello' }),
     family: 'elevenlabs',
