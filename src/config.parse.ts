@@ -69,3 +69,14 @@ export function oneOf<T extends string>(env: Env, name: string, values: readonly
   }
   return raw as T;
 }
+
+/** A comma-separated list of `host` or `host:port` (lower-cased); a malformed entry is a ConfigError naming it. */
+export function hostList(env: Env, name: string): string[] {
+  const hosts = (str(env, name) ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = hosts.find((host) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host));
+  if (bad) throw new ConfigError(name, `holds "${bad}", not a host or host:port`);
+  return hosts;
+}

@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { bool, ConfigError, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
+import { bool, ConfigError, hostList, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
 import { widgetConfig, type WidgetConfig } from './config.widget.js';
 import { mcpConfig, type McpConfig } from './config.mcp.js';
 import { integrationsConfig, webhooksConfig, type IntegrationsConfig, type WebhooksConfig } from './config.outbound.js';
@@ -141,6 +141,8 @@ export interface KnowledgeConfig {
   allowPrivateUrls: boolean;
   fetchTimeoutMs: number;
   fetchMaxBytes: number;
+  allowedHosts: string[]; // WEBSITE_ALLOWED_HOSTS: host[:port], comma-separated, fetched though private
+  crawl: { concurrency: number; delayMs: number }; // CRAWL_CONCURRENCY fetches at once, CRAWL_DELAY_MS apart
   /**
    * SEARCH_MEMORY_MAX_CHUNKS: a company's knowledge base with at most this many chunks is also
    * held in memory, so that its searches need no database round trip (0: every search in SQL).
@@ -154,7 +156,6 @@ export interface KnowledgeConfig {
    */
   searchIndexMaxChunks: number;
   searchIndexBudgetBytes: number;
-  parseThreads: number; // PARSE_THREADS: parser threads (parsing, OCR, chunking); 0: the cores less one, 1 to 4
   embeddings: {
     /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
     provider: 'openai' | 'local' | 'none';
@@ -187,10 +188,11 @@ function knowledgeConfig(env: Env): KnowledgeConfig {
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
     fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
+    allowedHosts: hostList(env, 'WEBSITE_ALLOWED_HOSTS'),
+    crawl: { concurrency: int(env, 'CRAWL_CONCURRENCY', 2, 1, 8), delayMs: int(env, 'CRAWL_DELAY_MS', 500, 0, 60_000) },
     searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 10_000, 0, 1_000_000),
     searchIndexMaxChunks: int(env, 'SEARCH_INDEX_MAX_CHUNKS', 2_000_000, 0, 50_000_000),
     searchIndexBudgetBytes: int(env, 'SEARCH_INDEX_BUDGET_MB', 1024, 1, 1_048_576) * 1024 * 1024,
-    parseThreads: int(env, 'PARSE_THREADS', 0, 0, 64),
     embeddings: {
       provider,
       url: embeddingsUrl,
@@ -283,13 +285,15 @@ const ttsConfig = (env: Env): TtsConfig => ({
 /**
  * The CPU pool (src/lib/cpu-pool.ts): CPU_POOL_THREADS worker threads (default: the cores less
  * one, 1–4), and per kind of job the queue that may wait (one more is refused with 503 and
- * Retry-After) and the time limit of one job. `speech`: synthesis, encoding, resampling.
- * CPU_POOL_MAX_HEAP_MB caps each thread's heap.
+ * Retry-After) and the time limit of one job. `speech`: synthesis, encoding, resampling;
+ * `documents`: parsing, OCR and chunking of knowledge documents (an ingestion job that finds the
+ * queue full hands its task back for later). CPU_POOL_MAX_HEAP_MB caps each thread's heap.
  */
 export interface CpuPoolConfig {
   threads: number;
   maxHeapMb: number;
   speech: { queue: number; timeoutMs: number };
+  documents: { queue: number; timeoutMs: number };
 }
 
 const cpuPoolConfig = (env: Env): CpuPoolConfig => ({
@@ -298,6 +302,10 @@ const cpuPoolConfig = (env: Env): CpuPoolConfig => ({
   speech: {
     queue: int(env, 'CPU_POOL_SPEECH_QUEUE', 16, 0, 10_000),
     timeoutMs: int(env, 'CPU_POOL_SPEECH_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+  },
+  documents: {
+    queue: int(env, 'CPU_POOL_DOCUMENTS_QUEUE', 16, 0, 10_000),
+    timeoutMs: int(env, 'CPU_POOL_DOCUMENTS_TIMEOUT_MS', 15 * 60_000, 1000, 3_600_000),
   },
 });
 

@@ -14,7 +14,7 @@ import type { SupportQueriesService } from './modules/support-queries/index.js';
 import type { VoiceSpeechService } from './modules/voice-agents/index.js';
 
 export interface ProtocolFronts {
-  /** The OpenAI-compatible endpoint (`/v1`): chat turns through OpenAI's protocol. */
+  /** The OpenAI-compatible endpoint (`/v1`): chat turns and the audio routes through OpenAI's protocol. */
   openAi: OpenAiModule;
   /** ElevenLabs' protocol over the voice speech (`/elevenlabs`). */
   elevenLabs: ElevenLabsApi;
@@ -35,7 +35,7 @@ export function createProtocolFronts(deps: {
 }): ProtocolFronts {
   const { config, db, clock, chat } = deps;
   return {
-    openAi: createOpenAiModule({ db, clock, chat, embedding: deps.embedding }),
+    openAi: createOpenAiModule({ db, clock, chat, embedding: deps.embedding, speech: deps.voiceSpeech }),
     elevenLabs: createElevenLabsApi(deps.voiceSpeech),
     mcp: createMcpModule({
       db,

@@ -11,7 +11,8 @@ import { createDatabase, type Db, type DatabaseHandle } from './db/database.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/metrics.js';
-import { createCpuPool, type CpuPool, type CpuPoolOptions } from './lib/cpu-pool.js';
+import { createCpuPool, type CpuPool } from './lib/cpu-pool.js';
+import { cpuPoolOptions } from './cpu-kinds.js';
 import { SPEECH_KIND } from './adapters/espeak/espeak-tts.js';
 import { createCompaniesService, type Company, type CompaniesService } from './modules/companies/index.js';
 import { createCoherentCache } from './lib/coherent-cache.js';
@@ -128,16 +129,6 @@ export interface ContainerOptions {
   clock?: Clock;
 }
 
-/** The pool's kinds: speech (synthesis, encoding, resampling) for now; new CPU-heavy work adds its own. */
-function cpuPoolOptions(config: Config['cpuPool'], metrics: Metrics): CpuPoolOptions {
-  return {
-    threads: config.threads,
-    maxHeapMb: config.maxHeapMb,
-    observer: metrics.cpuObserver,
-    kinds: { [SPEECH_KIND]: { queue: config.speech.queue, timeoutMs: config.speech.timeoutMs } },
-  };
-}
-
 export function createContainer(options: ContainerOptions): Container {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
@@ -162,7 +153,7 @@ export function createContainer(options: ContainerOptions): Container {
   });
   metrics.watchPool('app', database.pool);
   metrics.watchQueues(() => queue.depth());
-  const cpu = createCpuPool(cpuPoolOptions(config.cpuPool, metrics));
+  const cpu = createCpuPool(cpuPoolOptions(config.cpuPool, metrics, SPEECH_KIND));
   metrics.watchCpuPool(() => cpu.stats());
   // Authenticated callers, company records, and the agents and deployments chat turns serve are
   // cached briefly, and only while a LISTEN connection guarantees that every instance hears of
@@ -231,6 +222,7 @@ export function createContainer(options: ContainerOptions): Container {
     clock,
     log: log.child({ module: 'knowledge' }),
     changesHeard: () => changeListener.connected,
+    cpu,
     ...knowledgeAdapters,
   });
   const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);

@@ -86,8 +86,8 @@ describe('text to speech with the ElevenLabs SDK', () => {
     expect([...parseMp3(bytes).sampleRates]).toEqual([22050]);
   });
 
-  it('refuses in ElevenLabs’ shape: an unserved format (listing the served ones), an unknown voice, a bad key', async () => {
-    const format = await refusal(client().textToSpeech.convert(RACHEL, { text: 'Hi.', outputFormat: 'opus_48000_64' }));
+  it('refuses in ElevenLabs’ shape: an unserved format (mp3_44100_32 offline, listing the served ones), an unknown voice, a bad key', async () => {
+    const format = await refusal(client().textToSpeech.convert(RACHEL, { text: 'Hi.', outputFormat: 'mp3_44100_32' }));
     expect(format.statusCode).toBe(400);
     expect(format.body.detail.status).toBe('invalid_request');
     expect(format.body.detail.message).toContain('mp3_44100_128');

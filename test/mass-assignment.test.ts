@@ -236,6 +236,12 @@ const ROUTES: WriteRoute[] = [
     family: 'detail',
   },
   {
+    method: 'POST',
+    path: '/api/public/documents/upload/crawl',
+    body: () => ({ url: 'https://example.com/', collection_id: ids.collection }),
+    family: 'detail',
+  },
+  {
     method: 'PUT',
     path: '/api/public/documents/:document',
     body: () => ({ document_title: 'Renamed' }),
@@ -403,6 +409,13 @@ const ROUTES: WriteRoute[] = [
     method: 'POST',
     path: '/v1/embeddings',
     body: () => ({ model: 'local:any', input: 'hello' }),
+    family: 'openai',
+    chat: true,
+  },
+  {
+    method: 'POST',
+    path: '/v1/audio/speech',
+    body: () => ({ model: 'tts-1', voice: '21m00Tcm4TlvDq8ikWAM', input: 'hello' }),
     family: 'openai',
     chat: true,
   },

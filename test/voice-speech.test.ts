@@ -71,7 +71,7 @@ describe('offline text to speech (espeak-ng)', () => {
       'elevenlabs',
     );
     expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toBe('audio/L16;rate=16000');
+    expect(response.headers['content-type']).toBe('audio/pcm;rate=16000');
     const seconds = response.rawPayload.length / 2 / 16000;
     expect(seconds).toBeGreaterThan(1);
     expect(seconds).toBeLessThan(7);

@@ -7,11 +7,15 @@
  */
 
 /**
- * Output formats as ElevenLabs names them (`<codec>_<sample rate>[_<kbps>]`): MP3, raw PCM
- * (little-endian 16-bit mono), G.711 µ-law and A-law, WAV (16-bit mono PCM in a RIFF header).
+ * Output formats as ElevenLabs names them (`<codec>_<sample rate>[_<kbps>]`), all those its API and
+ * SDK list: MP3 (MPEG-1 at 32/44.1/48 kHz, MPEG-2 at 22.05/24 kHz), raw PCM (16-bit little-endian
+ * mono, as ElevenLabs sends it), G.711 µ-law and A-law, WAV (16-bit mono PCM in a RIFF header) and
+ * Opus in Ogg (RFC 7845) at 48 kHz.
  */
 export const OUTPUT_FORMATS = [
   'mp3_22050_32',
+  'mp3_24000_48',
+  'mp3_44100_32',
   'mp3_44100_64',
   'mp3_44100_96',
   'mp3_44100_128',
@@ -20,32 +24,50 @@ export const OUTPUT_FORMATS = [
   'pcm_16000',
   'pcm_22050',
   'pcm_24000',
+  'pcm_32000',
   'pcm_44100',
+  'pcm_48000',
   'ulaw_8000',
   'alaw_8000',
   'wav_8000',
   'wav_16000',
   'wav_22050',
   'wav_24000',
+  'wav_32000',
   'wav_44100',
+  'wav_48000',
+  'opus_48000_32',
+  'opus_48000_64',
+  'opus_48000_96',
+  'opus_48000_128',
+  'opus_48000_192',
 ] as const;
 
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export const DEFAULT_OUTPUT_FORMAT: OutputFormat = 'mp3_44100_128';
 
-/** The content type each format is served with (`audio/L16;rate=N` is raw little-endian 16-bit mono). */
+export function isOutputFormat(format: string): format is OutputFormat {
+  return (OUTPUT_FORMATS as readonly string[]).includes(format);
+}
+
+/**
+ * The content type each format is served with. Raw PCM is `audio/pcm;rate=N` (little-endian, as
+ * ElevenLabs labels its `pcm_*`), not `audio/L16`, which is big-endian (RFC 2586, RFC 3551).
+ */
 export function contentTypeOf(format: OutputFormat): string {
   const [codec, rate] = format.split('_') as [string, string];
   switch (codec) {
     case 'mp3':
       return 'audio/mpeg';
     case 'pcm':
-      return `audio/L16;rate=${rate}`;
+      return `audio/pcm;rate=${rate}`;
     case 'ulaw':
       return 'audio/basic';
     case 'alaw':
       return `audio/x-alaw-basic;rate=${rate}`;
+    case 'opus':
+      return 'audio/ogg;codecs=opus';
     default:
       return 'audio/wav';
   }
@@ -73,6 +95,12 @@ export interface SynthesisRequest {
   stability?: number;
   similarityBoost?: number;
   style?: number;
+  /**
+   * One complete file rather than a stream (spoken turns' chunks): a WAV with its real sizes, an
+   * MP3 led by a LAME info frame giving its encoder delay and padding, so that chunks decoded one
+   * after another play without gaps. Engines that cannot do better send the stream's bytes.
+   */
+  complete?: boolean;
 }
 
 export interface TextToSpeech {

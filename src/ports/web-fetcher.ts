@@ -15,9 +15,22 @@ export class FetchError extends Error {
 export interface FetchedPage {
   /** The address after redirects. */
   url: string;
+  /** 304 (a conditional fetch found the page unchanged: the body is empty), else 2xx. */
   status: number;
   contentType: string;
   body: string;
+  /** The validators the server sent (ETag, Last-Modified), for the next conditional fetch. */
+  etag: string | null;
+  lastModified: string | null;
+}
+
+export interface FetchOptions {
+  signal?: AbortSignal;
+  /** What may be answered: a page (HTML, text; the default) or a sitemap (XML, text). */
+  accept?: 'page' | 'sitemap';
+  /** A conditional fetch: a 304 answer comes back as status 304 with an empty body. */
+  etag?: string | null;
+  lastModified?: string | null;
 }
 
 export interface WebFetcher {
@@ -32,5 +45,5 @@ export interface WebFetcher {
    * GETs an http(s) page, following redirects, checking every hop against the network policy,
    * the time limit, the size cap and the content type. Throws FetchError with a readable reason.
    */
-  fetchPage(url: string, signal?: AbortSignal): Promise<FetchedPage>;
+  fetchPage(url: string, options?: FetchOptions): Promise<FetchedPage>;
 }

@@ -7,7 +7,7 @@ import type { TestApp } from '../helpers/app.js';
  * policy) rather than waiting for whichever worker polls the shared queue first, then returns
  * the finished task record as the API reports it.
  */
-export async function waitForTask(t: TestApp, headers: Record<string, string>, taskId: string, timeoutMs = 20_000) {
+export async function waitForTask(t: TestApp, headers: Record<string, string>, taskId: string, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await t.app.inject({ method: 'GET', url: `/api/public/documents/task/${taskId}`, headers });

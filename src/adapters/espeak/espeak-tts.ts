@@ -8,7 +8,7 @@
  */
 import { cpuJobModule, type CpuJob, type CpuPool } from '../../lib/cpu-pool.js';
 import { SpeechError, type SpeechFailure } from '../../ports/speech.js';
-import { OUTPUT_FORMATS, type TextToSpeech } from '../../ports/text-to-speech.js';
+import { OUTPUT_FORMATS, type OutputFormat, type TextToSpeech } from '../../ports/text-to-speech.js';
 import type { SpeakJobChunk, SpeakJobInput } from './espeak.job.js';
 
 const NORMAL_WPM = 175;
@@ -43,16 +43,24 @@ export function offlineVoiceOf(offlineVoice: string | undefined, languageCode: s
   return languageCode?.toLowerCase().startsWith('ar') ? 'ar' : 'en-us';
 }
 
+/**
+ * Every format but `mp3_44100_32`: the MP3 encoder chooses its own output rate from the bitrate
+ * (22.05 kHz at 32 kbps) and cannot be told otherwise, so that format would not be what it says;
+ * it is refused with the list (docs/decisions.md).
+ */
+export const ESPEAK_FORMATS: readonly OutputFormat[] = OUTPUT_FORMATS.filter((format) => format !== 'mp3_44100_32');
+
 export function createEspeakTts(pool: CpuPool): TextToSpeech {
   return {
     id: 'espeak-ng',
-    formats: OUTPUT_FORMATS,
+    formats: ESPEAK_FORMATS,
     async *synthesize(request, signal) {
       const input: SpeakJobInput = {
         text: request.text,
         voice: offlineVoiceOf(request.voice.offlineVoice, request.languageCode),
         wordsPerMinute: wordsPerMinute(request.speed),
         format: request.format,
+        ...(request.complete ? { complete: true } : {}),
       };
       const counted = (chunk: SpeakJobChunk) => void (chunk.sentence && sentences++);
       for await (const chunk of pool.stream(SPEAK_JOB, input, { signal, onChunk: counted })) {

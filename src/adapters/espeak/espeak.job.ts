@@ -15,6 +15,8 @@ export interface SpeakJobInput {
   voice: string;
   wordsPerMinute: number;
   format: OutputFormat;
+  /** One complete file at the end (../tts/encoders.ts). */
+  complete?: boolean;
 }
 
 /** One step of the answer: the bytes encoded so far (maybe none: MP3 buffers frames), after a sentence or at the end. */
@@ -34,11 +36,11 @@ export async function speak(input: SpeakJobInput, context: CpuJobContext<SpeakJo
   for (const sentence of splitSentences(input.text)) {
     context.throwIfCancelled();
     const pcm = engine.speak(input.voice, input.wordsPerMinute, sentence);
-    encoder ??= createEncoder(input.format, pcm.sampleRate);
+    encoder ??= createEncoder(input.format, pcm.sampleRate, { complete: input.complete ?? false });
     const bytes = own(encoder.push(pcm.samples));
     context.emit({ bytes, sentence: true }, [bytes.buffer]);
   }
   context.throwIfCancelled();
-  const rest = own((encoder ?? createEncoder(input.format, 22_050)).end());
+  const rest = own((encoder ?? createEncoder(input.format, 22_050, { complete: input.complete ?? false })).end());
   if (rest.length) context.emit({ bytes: rest, sentence: false }, [rest.buffer]);
 }

@@ -44,6 +44,7 @@ export function createKnowledgeAdapters(config: KnowledgeConfig): KnowledgeAdapt
     embedding: embedderFromConfig(config.embeddings),
     fetcher: createSafeFetcher({
       allowPrivate: config.allowPrivateUrls,
+      allowedHosts: config.allowedHosts,
       timeoutMs: config.fetchTimeoutMs,
       maxBytes: config.fetchMaxBytes,
     }),

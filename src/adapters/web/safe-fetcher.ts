@@ -10,13 +10,18 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from '
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { FetchError, type FetchedPage, type WebFetcher } from '../../ports/web-fetcher.js';
+import { FetchError, type FetchedPage, type FetchOptions, type WebFetcher } from '../../ports/web-fetcher.js';
 
 /** Every address a name resolves to (the shape of `dns.lookup` with `all: true`). */
 export type ResolveAll = (hostname: string, options: LookupAllOptions) => Promise<LookupAddress[]>;
 
 export interface SafeFetcherOptions {
   allowPrivate: boolean;
+  /**
+   * Hosts (`name` or `name:port`) fetched even though they resolve to a private address: an
+   * intranet documentation site. Every other private address stays refused, redirects included.
+   */
+  allowedHosts?: readonly string[];
   timeoutMs: number;
   maxBytes: number;
   maxRedirects?: number;
@@ -25,7 +30,14 @@ export interface SafeFetcherOptions {
   resolve?: ResolveAll;
 }
 
-const ACCEPTED_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
+const ACCEPTED_TYPES = {
+  page: ['text/html', 'application/xhtml+xml', 'text/plain'],
+  sitemap: ['application/xml', 'text/xml', 'text/plain'],
+};
+const ACCEPT_HEADERS = {
+  page: 'text/html,application/xhtml+xml,text/plain;q=0.8',
+  sitemap: 'application/xml,text/xml;q=0.9,text/plain;q=0.8',
+};
 const REFUSED_NAMES = /^(localhost|.*\.localhost|metadata\.google\.internal)\.?$/i;
 /** IANA allocates global unicast IPv6 from 2000::/3 only; the rest is reserved or special. */
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
@@ -83,11 +95,11 @@ function refusedAddress(hostname: string, addresses: readonly LookupAddress[]): 
  * `net.connect`'s lookup. When `guard`, every answer must be public, so the address checked is
  * the one connected to (a name that answers differently at upload and at fetch is still refused).
  */
-function connectLookup(resolve: ResolveAll, guard: boolean): LookupFunction {
+function connectLookup(resolve: ResolveAll, guard: boolean, allowedNames: ReadonlySet<string>): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }).then(
       (addresses) => {
-        const refused = guard ? refusedAddress(hostname, addresses) : null;
+        const refused = guard && !allowedNames.has(hostname.toLowerCase()) ? refusedAddress(hostname, addresses) : null;
         if (refused) return callback(refused, '', 0);
         if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
         const first = addresses[0];
@@ -124,8 +136,14 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { close(): Promise<void> } {
   const resolve = options.resolve ?? systemResolve;
+  const allowedHosts = new Set((options.allowedHosts ?? []).map((host) => host.toLowerCase()));
+  // A name allowed with any port, or with the port of the URL (checked by checkHop first).
+  const allowedNames = new Set([...allowedHosts].map((host) => host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')));
+  const isAllowedHost = (url: URL) =>
+    allowedHosts.has(url.hostname.toLowerCase()) ||
+    allowedHosts.has(`${url.hostname.toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`);
   const agent = new Agent({
-    connect: { lookup: connectLookup(resolve, !options.allowPrivate) },
+    connect: { lookup: connectLookup(resolve, !options.allowPrivate, allowedNames) },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
@@ -143,7 +161,7 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
       throw new FetchError(`Only http and https URLs can be fetched, got ${url.protocol}`);
     if (url.username || url.password)
       throw new FetchError(`URLs with credentials (user:password@) are not fetched: ${url.host}`);
-    if (options.allowPrivate) return url;
+    if (options.allowPrivate || isAllowedHost(url)) return url;
     const host = hostOf(url);
     if (isIP(host) && isBlockedAddress(host)) {
       throw new FetchError(`Refusing to fetch ${url.host}: a private or reserved address (${addressRange(host)})`);
@@ -155,7 +173,7 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
   async function checkUrl(raw: string, signal?: AbortSignal): Promise<URL> {
     const url = checkHop(raw);
     const host = hostOf(url);
-    if (options.allowPrivate || isIP(host)) return url;
+    if (options.allowPrivate || isIP(host) || isAllowedHost(url)) return url;
     const timeout = AbortSignal.timeout(options.timeoutMs);
     let addresses: LookupAddress[];
     try {
@@ -175,7 +193,12 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
     return url;
   }
 
-  async function fetchPage(raw: string, signal?: AbortSignal): Promise<FetchedPage> {
+  async function fetchPage(raw: string, fetchOptions: FetchOptions = {}): Promise<FetchedPage> {
+    const { signal } = fetchOptions;
+    const accept = fetchOptions.accept ?? 'page';
+    const conditional: Record<string, string> = {};
+    if (fetchOptions.etag) conditional['if-none-match'] = fetchOptions.etag;
+    if (fetchOptions.lastModified) conditional['if-modified-since'] = fetchOptions.lastModified;
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let url = checkHop(raw);
@@ -187,7 +210,8 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
           method: 'GET',
           headers: {
             'user-agent': options.userAgent ?? 'Switchboard knowledge fetcher',
-            accept: 'text/html,application/xhtml+xml,text/plain;q=0.8',
+            accept: ACCEPT_HEADERS[accept],
+            ...conditional,
           },
           signal: combined,
         });
@@ -197,6 +221,14 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
         throw new FetchError(`Could not fetch ${url.href}: ${cause.message}`);
       }
       const { statusCode, headers, body } = response;
+      const validators = {
+        etag: typeof headers.etag === 'string' ? headers.etag : null,
+        lastModified: typeof headers['last-modified'] === 'string' ? headers['last-modified'] : null,
+      };
+      if (statusCode === 304) {
+        await body.dump();
+        return { url: url.href, status: 304, contentType: '', body: '', ...validators };
+      }
       if (statusCode >= 300 && statusCode < 400 && headers.location) {
         await body.dump();
         if (hop >= maxRedirects) throw new FetchError(`Too many redirects (more than ${maxRedirects}) from ${raw}`);
@@ -208,9 +240,12 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
         throw new FetchError(`The page returned HTTP ${statusCode}: ${url.href}`, statusCode);
       }
       const contentType = String(headers['content-type'] ?? '').toLowerCase();
-      if (!ACCEPTED_TYPES.some((type) => contentType.startsWith(type))) {
+      if (!ACCEPTED_TYPES[accept].some((type) => contentType.startsWith(type))) {
         await body.dump();
-        throw new FetchError(`The page is not HTML or text (content-type "${contentType || 'none'}")`, statusCode);
+        throw new FetchError(
+          `The ${accept === 'page' ? 'page is not HTML or text' : 'sitemap is not XML or text'} (content-type "${contentType || 'none'}")`,
+          statusCode,
+        );
       }
       const declared = Number(headers['content-length'] ?? 0);
       if (declared > options.maxBytes) {
@@ -240,7 +275,7 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
       } catch {
         text = Buffer.concat(chunks).toString('utf8');
       }
-      return { url: url.href, status: statusCode, contentType, body: text };
+      return { url: url.href, status: statusCode, contentType, body: text, ...validators };
     }
   }
 

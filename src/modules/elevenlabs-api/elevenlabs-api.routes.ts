@@ -50,7 +50,7 @@ const STT_FIELDS = new Set([
 const Audio = Type.Unsafe<unknown>({
   type: 'string',
   format: 'binary',
-  description: 'audio/mpeg, audio/L16;rate=N, audio/basic, audio/x-alaw-basic or audio/wav, by output_format',
+  description: 'audio/mpeg, audio/pcm;rate=N, audio/basic, audio/x-alaw-basic or audio/wav, by output_format',
 });
 
 function disconnectSignal(reply: FastifyReply): AbortSignal {
@@ -123,7 +123,10 @@ export function elevenLabsRoutes(api: ElevenLabsApi): FastifyPluginAsyncTypebox 
           const { voice_id: voiceId } = request.params;
           const scope = companyContext(request);
           const audio = await api.speak(voiceId, request.query, request.body, disconnectSignal(reply), scope);
-          return reply.code(200).type(audio.contentType).send(Readable.from(audio.body));
+          return reply
+            .code(200)
+            .type(audio.contentType)
+            .send(audio.bytes ?? Readable.from(audio.body));
         },
       );
     }

@@ -2,22 +2,23 @@
  * createKnowledgeModule: the knowledge base's service over the adapters the container chose
  * (embedder, web fetcher). The container calls this once.
  */
-import { availableParallelism } from 'node:os';
 import type { KnowledgeConfig } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
+import type { CpuPool } from '../../lib/cpu-pool.js';
 import type { WebFetcher } from '../../ports/web-fetcher.js';
 import type { EmbedderState } from './knowledge.retrieval.js';
 import { Collection, Document } from './knowledge.schemas.js';
 import { createMemoryLanes } from './knowledge.memory-lanes.js';
 import { createBm25Lanes } from './knowledge.bm25-lanes.js';
 import { createLexicon } from './knowledge.lexicon.js';
-import { createParsePool } from './knowledge.parse-pool.js';
+import { createParsers } from './knowledge.parsers.js';
 import { createKnowledgeService, type KnowledgeDeps } from './knowledge.service.js';
 
 export { collectionsRoutes } from './knowledge.collections.routes.js';
 export { documentsRoutes } from './knowledge.documents.routes.js';
+export { DOCUMENTS_KIND } from './knowledge.parsers.js';
 export type { KnowledgeService } from './knowledge.service.js';
 /** Content words as the answerer compares them, and the support-domain equivalents of a query's. */
 export { contentTerms, languageOfText, normalizeArabic, type TermLanguage } from './knowledge.terms.js';
@@ -37,6 +38,8 @@ export function createKnowledgeModule(
     log: KnowledgeDeps['log'];
     embedding: EmbedderState;
     fetcher: WebFetcher & { close(): Promise<void> };
+    /** The service's CPU pool: parsing, OCR and chunking run there (kind `documents`). */
+    cpu: CpuPool;
     /** Whether every change to the knowledge tables is being heard (the change listener is connected). */
     changesHeard: () => boolean;
   },
@@ -67,13 +70,7 @@ export function createKnowledgeModule(
           log: deps.log,
         })
       : null;
-  const parsers = createParsePool({
-    size: config.parseThreads || Math.min(Math.max(availableParallelism() - 1, 1), 4),
-    // Each worker process runs at most 4 ingestion tasks at a time (knowledge.service.ts): they wait here.
-    maxQueue: 64,
-    timeoutMs: 15 * 60_000,
-    maxHeapMb: 1024,
-  });
+  const parsers = createParsers(deps.cpu);
   const service = createKnowledgeService({
     ...deps,
     memory,
@@ -81,6 +78,7 @@ export function createKnowledgeModule(
     lexicon,
     parsers,
     maxUploadBytes: config.maxUploadBytes,
+    crawl: config.crawl,
   });
   return Object.assign(service, {
     /** A company's knowledge changed on some instance (no id: anything may have changed). */
@@ -95,7 +93,6 @@ export function createKnowledgeModule(
     close: async () => {
       memory?.close();
       bm25?.close();
-      await parsers.close();
       await deps.fetcher.close();
     },
   });

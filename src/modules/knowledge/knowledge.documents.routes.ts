@@ -25,6 +25,9 @@ import {
   UploadFileForm,
   UploadResult,
   UploadWebsiteBody,
+  Crawl,
+  CrawlId,
+  CrawlWebsiteBody,
 } from './knowledge.schemas.js';
 import type { KnowledgeService, UploadedFile } from './knowledge.service.js';
 
@@ -211,6 +214,39 @@ export function documentsRoutes(
       },
       async (request, reply) =>
         reply.code(202).send(await knowledge.uploadWebsite(companyContext(request), request.body)),
+    );
+
+    app.post(
+      '/documents/upload/crawl',
+      {
+        schema: {
+          operationId: 'crawlDocumentWebsite',
+          tags,
+          summary: 'Crawl a website into a collection',
+          description:
+            'Queues a crawl of a site from its start URL: pages of the same site (its host, with or without www.), breadth first, up to `max_pages` pages and `max_depth` links away, through the `include` and `exclude` patterns. robots.txt is obeyed and the sitemaps it names (or /sitemap.xml) are read; pages are fetched a few at a time with a pause between fetches, each hop through the same network policy as website uploads (private, loopback and link-local addresses refused, redirects included). Each page becomes a document of the collection. Posting the same URL for the same collection again crawls it again: changed pages are updated (ETag, Last-Modified or content compared), vanished pages removed, unchanged ones left as they are. Answers 202 with the crawl; 409 while the same crawl is still under way. Follow it with GET /documents/crawl/{crawlId}.',
+          body: CrawlWebsiteBody,
+          response: { 202: Crawl, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply.code(202).send(await knowledge.crawlWebsite(companyContext(request), request.body)),
+    );
+
+    app.get(
+      '/documents/crawl/:crawlId',
+      {
+        schema: {
+          operationId: 'getDocumentCrawl',
+          tags,
+          summary: 'Status of a website crawl',
+          description:
+            'The crawl: pending, processing (progress in pages crawled of those known), then completed with what it added, updated, left unchanged and removed, or failed with the reason in `error` (robots.txt unreachable, or refusing the start page). The pages it kept are documents of the collection, each ingested by its own task.',
+          params: Type.Object({ crawlId: CrawlId }),
+          response: { 200: Crawl, ...errors },
+        },
+      },
+      async (request) => knowledge.getCrawl(companyContext(request), request.params.crawlId),
     );
 
     app.get(

@@ -9,12 +9,13 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
+import { CpuBusyError } from '../../lib/cpu-pool.js';
 import { EmbeddingError } from '../../ports/embedder.js';
 import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
 import { IngestError } from './knowledge.blocks.js';
 import { formatOfMime } from './knowledge.formats.js';
 import type { PreparedDocument } from './knowledge.parse.js';
-import type { ParsePool } from './knowledge.parse-pool.js';
+import type { Parsers } from './knowledge.parsers.js';
 import * as tasks from './knowledge.tasks.repo.js';
 import type { EmbedderState } from './knowledge.retrieval.js';
 
@@ -40,7 +41,7 @@ export interface IngestDeps {
   /** Called once a document's ingestion is committed (its search index changed). */
   searchChanged?: (companyId: string) => void;
   /** The worker threads that parse, read by OCR and chunk. */
-  parsers: ParsePool;
+  parsers: Parsers;
   /** Least time between two progress writes of one task. */
   progressIntervalMs?: number;
 }
@@ -51,7 +52,7 @@ type Progress = (stage: string, done: number, total: number | null) => void;
 async function extract(
   document: tasks.ClaimedDocument,
   fetcher: WebFetcher,
-  parsers: ParsePool,
+  parsers: Parsers,
   progress: Progress,
 ): Promise<PreparedDocument> {
   switch (document.source_type) {
@@ -64,6 +65,11 @@ async function extract(
       return parsers.run({ kind: 'file', bytes: new Uint8Array(document.source_bytes), format }, progress);
     }
     case 'website': {
+      // A crawled page: fetched by the crawl (knowledge.crawl.ts), kept until it is read.
+      if (document.source_bytes)
+        return document.mime_type === 'text/plain'
+          ? parsers.run({ kind: 'file', bytes: new Uint8Array(document.source_bytes), format: 'text' }, progress)
+          : parsers.run({ kind: 'html', html: new TextDecoder().decode(document.source_bytes) }, progress);
       let page;
       try {
         progress('fetching', 0, 1);
@@ -186,6 +192,8 @@ export function createIngestion(deps: IngestDeps) {
     try {
       await process(document);
     } catch (error) {
+      // The CPU pool is full: the queue hands the task back for later (release), it has not failed.
+      if (error instanceof CpuBusyError) throw error;
       const message = error instanceof IngestError ? error.message : `Processing failed: ${(error as Error).message}`;
       if (!(error instanceof IngestError))
         log.error({ err: error, documentId: document.id }, 'document ingestion failed');

@@ -187,7 +187,7 @@ export interface NewDocument {
   size_bytes: number;
   source_bytes: Buffer | null;
   content: string;
-  created_by: string;
+  created_by: string | null;
 }
 
 export async function insertDocument(executor: Executor, row: NewDocument): Promise<DocumentRow> {

@@ -165,6 +165,98 @@ export const UploadWebsiteBody = Type.Object(
 );
 export type UploadWebsiteBody = Static<typeof UploadWebsiteBody>;
 
+const UrlPattern = Type.String({
+  minLength: 1,
+  maxLength: 300,
+  description:
+    '`*` matches any characters; a pattern starting with `/` is matched against the path and query, else the whole URL',
+});
+
+export const CrawlWebsiteBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2000, examples: ['https://help.example.com/'] }),
+    collection_id: Uuid({ description: 'The collection the pages join, each a document of it' }),
+    max_pages: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Pages fetched at most (default 50)' }),
+    ),
+    max_depth: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 10,
+        default: 3,
+        description: 'Links followed away from the start page at most (default 3; 0: the start page only)',
+      }),
+    ),
+    include: Type.Optional(
+      Type.Array(UrlPattern, {
+        maxItems: 50,
+        description: 'Only pages matching one of these are kept (default: every page of the site)',
+        examples: [['/docs/*', '/faq*']],
+      }),
+    ),
+    exclude: Type.Optional(
+      Type.Array(UrlPattern, {
+        maxItems: 50,
+        description: 'Pages matching one of these are left out',
+        examples: [['/blog/*']],
+      }),
+    ),
+    categories: Type.Optional(Categories),
+  },
+  closed,
+);
+export type CrawlWebsiteBody = Static<typeof CrawlWebsiteBody>;
+
+/** `crawl_<uuid>` or a bare UUID. */
+export const CrawlId = Type.String({
+  pattern: '^(crawl_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'crawl_<uuid> (a bare UUID is accepted)',
+});
+
+export const Crawl = Type.Object(
+  {
+    crawl_id: Type.String({ examples: ['crawl_0f8fad5b-d9cb-469f-a165-70867728950e'] }),
+    collection_id: Uuid(),
+    url: Type.String({ examples: ['https://help.example.com/'] }),
+    max_pages: Type.Integer(),
+    max_depth: Type.Integer(),
+    include: Type.Array(Type.String()),
+    exclude: Type.Array(Type.String()),
+    categories: Type.Array(Type.String()),
+    status: StringEnum(TASK_STATUSES),
+    error: Nullable(Type.String()),
+    progress: Nullable(
+      Type.Object(
+        {
+          stage: Type.String({ description: 'robots, sitemap, crawling (pages fetched), removing' }),
+          done: Type.Integer(),
+          total: Nullable(Type.Integer({ description: 'pages known so far, at most max_pages; null while unknown' })),
+        },
+        { description: 'How far the crawl has got; null before it starts' },
+      ),
+    ),
+    pages: Type.Object(
+      {
+        added: Type.Integer(),
+        updated: Type.Integer(),
+        unchanged: Type.Integer(),
+        removed: Type.Integer(),
+        failed: Type.Integer(),
+        skipped: Type.Integer({ description: 'Out of the site, refused by robots.txt, filtered, or past the limits' }),
+      },
+      { description: 'What this run did; the documents of added and updated pages are then ingested as their tasks' },
+    ),
+    failures: Type.Array(Type.Object({ url: Type.String(), error: Type.String() }), {
+      description: 'Pages that could not be fetched (the last 20)',
+    }),
+    created_at: Timestamp(),
+    started_at: Nullable(Timestamp()),
+    completed_at: Nullable(Timestamp()),
+  },
+  { description: 'A website crawl into a collection' },
+);
+export type Crawl = Static<typeof Crawl>;
+
 /**
  * The multipart form of POST /documents/upload/file. The handler reads it as a stream and checks
  * each field itself; this schema documents it (OpenAPI request body) and is never compiled.

@@ -12,6 +12,7 @@ import type { Clock } from '../../lib/clock.js';
 import { hasRole } from '../../lib/roles.js';
 import { FetchError, type WebFetcher } from '../../ports/web-fetcher.js';
 import { detectFormat, FORMATS } from './knowledge.formats.js';
+import { createCrawls } from './knowledge.crawls.js';
 import { createIngestion, INGEST_JOB } from './knowledge.ingest.js';
 import * as repo from './knowledge.repo.js';
 import * as tasks from './knowledge.tasks.repo.js';
@@ -19,10 +20,11 @@ import type { ClaimedDocument } from './knowledge.tasks.repo.js';
 import { createRetrieval, type EmbedderState, type SearchInput, type SearchOutput } from './knowledge.retrieval.js';
 import type * as S from './knowledge.schemas.js';
 import { createVectorIndexes } from './knowledge.vector-index.js';
+import { questionList, toCollection, toDocument, toTask } from './knowledge.mappers.js';
 import type { MemoryLanes } from './knowledge.memory-lanes.js';
 import type { Bm25Lanes } from './knowledge.bm25-lanes.js';
 import type { Lexicon } from './knowledge.lexicon.js';
-import type { ParsePool } from './knowledge.parse-pool.js';
+import type { Parsers } from './knowledge.parsers.js';
 
 export interface KnowledgeDeps {
   db: Db;
@@ -44,77 +46,15 @@ export interface KnowledgeDeps {
   bm25: Bm25Lanes | null;
   /** The query words' reading the in-process lanes share. */
   lexicon?: Lexicon;
-  /** The parser threads. */
-  parsers: ParsePool;
+  /** Parsing, OCR and chunking in the CPU pool. */
+  parsers: Parsers;
+  /** Website crawls: pages fetched at once, and the least time between two fetches. */
+  crawl: { concurrency: number; delayMs: number };
 }
 
 const withPrefix = (prefix: string, id: string) => `${prefix}${id}`;
 /** `doc_<uuid>` / `task_<uuid>` / bare UUID → UUID (the route schema checked the form). */
 export const stripPrefix = (id: string) => id.replace(/^(doc_|task_)/, '').toLowerCase();
-
-function toCollection(row: repo.CollectionRow): S.Collection {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    is_private: row.is_private,
-    company_id: row.company_id,
-    created_by_id: row.created_by,
-    vector_namespace: `kb:${row.company_id}:${row.id}`,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    document_count: row.document_count,
-  };
-}
-
-/** A document's questions as stored: trimmed, blanks and repeats left out, in the order given. */
-const questionList = (questions: string[]) =>
-  [...new Set(questions.map((question) => question.trim()))].filter(Boolean);
-
-function toDocument(row: repo.DocumentRow, content?: string): S.Document {
-  return {
-    id: withPrefix('doc_', row.id),
-    title: row.title,
-    categories: row.categories,
-    questions: row.questions,
-    collection_id: row.collection_id,
-    company_id: row.company_id,
-    source_type: row.source_type,
-    source_url: row.source_url,
-    file_name: row.file_name,
-    mime_type: row.mime_type,
-    size_bytes: row.size_bytes,
-    language: row.language,
-    task_id: withPrefix('task_', row.task_id),
-    status: row.status,
-    error: row.error,
-    chunk_count: row.chunk_count,
-    embedding_status: row.embedding_status,
-    embedding_error: row.embedding_error,
-    ocr_pages: row.ocr_pages,
-    ocr_confidence: row.ocr_confidence,
-    created_by_id: row.created_by,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    completed_at: row.completed_at?.toISOString() ?? null,
-    ...(content !== undefined ? { content } : {}),
-  };
-}
-
-function toTask(row: repo.DocumentRow, progress: S.Task['progress'] | undefined): S.Task {
-  return {
-    task_id: withPrefix('task_', row.task_id),
-    document_id: withPrefix('doc_', row.id),
-    status: row.status,
-    error: row.error,
-    embedding_status: row.embedding_status,
-    embedding_error: row.embedding_error,
-    chunk_count: row.chunk_count,
-    progress: progress ?? null,
-    created_at: row.created_at.toISOString(),
-    completed_at: row.completed_at?.toISOString() ?? null,
-  };
-}
 
 function requireWriter(context: CompanyContext) {
   if (!hasRole(context.role, 'developer')) {
@@ -172,6 +112,8 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
     pollingIntervalSeconds: 0.5,
     concurrency: 4,
   });
+
+  const crawls = createCrawls({ ...deps, ...deps.crawl, searchChanged });
 
   async function collection(context: CompanyContext, id: string) {
     const row = await repo.findCollection(db, context.companyId, id);
@@ -330,6 +272,13 @@ export function createKnowledgeService(deps: KnowledgeDeps) {
         content: '',
       });
     },
+    async crawlWebsite(context: CompanyContext, body: S.CrawlWebsiteBody): Promise<S.Crawl> {
+      requireWriter(context);
+      return crawls.crawlWebsite(context, body);
+    },
+    getCrawl: crawls.getCrawl,
+    /** The crawl job's handler (exported for tests and tools). */
+    crawl: crawls.crawl,
     async getDocument(context: CompanyContext, id: string): Promise<S.Document> {
       const row = await document(context, id);
       return toDocument(row, (await repo.findDocumentContent(db, context.companyId, row.id)) ?? '');

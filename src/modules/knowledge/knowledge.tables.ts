@@ -1,5 +1,5 @@
 /** Table types of the knowledge base (migrations/0010_create_knowledge.sql). */
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { DefaultTimestamp, Timestamp } from '../../db/columns.js';
 
 export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed';
@@ -94,7 +94,58 @@ export interface KbCorpusStatsTable {
   version: Generated<number>;
 }
 
+export interface CrawlFailure {
+  url: string;
+  error: string;
+}
+
+/** A website crawl into a collection (migration 0185). */
+export interface KbCrawlsTable {
+  id: Generated<string>;
+  company_id: string;
+  collection_id: string;
+  start_url: string;
+  max_pages: number;
+  max_depth: number;
+  include_patterns: Generated<string[]>;
+  exclude_patterns: Generated<string[]>;
+  categories: Generated<string[]>;
+  status: Generated<TaskStatus>;
+  error: string | null;
+  attempt: Generated<number>;
+  worker_id: number | null;
+  stage: string | null;
+  done: Generated<number>;
+  total: number | null;
+  pages_added: Generated<number>;
+  pages_updated: Generated<number>;
+  pages_unchanged: Generated<number>;
+  pages_removed: Generated<number>;
+  pages_failed: Generated<number>;
+  pages_skipped: Generated<number>;
+  failures: ColumnType<CrawlFailure[], string | undefined, string>;
+  created_by: string | null;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+  started_at: Timestamp | null;
+  completed_at: Timestamp | null;
+}
+
+/** A page a crawl keeps, with its document (migration 0185). */
+export interface KbCrawlPagesTable {
+  crawl_id: string;
+  url: string;
+  document_id: string;
+  etag: string | null;
+  last_modified: string | null;
+  content_hash: string;
+  links: Generated<string[]>;
+  crawled_at: DefaultTimestamp;
+}
+
 export interface KnowledgeTables {
+  kb_crawls: KbCrawlsTable;
+  kb_crawl_pages: KbCrawlPagesTable;
   kb_collections: KbCollectionsTable;
   kb_documents: KbDocumentsTable;
   kb_chunks: KbChunksTable;

@@ -8,6 +8,7 @@ import type { OpenAiModule } from './index.js';
 import { EmbeddingBody, EmbeddingList, ResponseBody, ResponseObject } from './openai-api.responses.schemas.js';
 import { ChatCompletion, ChatCompletionBody, Model, ModelList } from './openai-api.schemas.js';
 import { modelNotFound } from './openai-api.service.js';
+import { openAiAudioRoutes } from './openai-api.audio.routes.js';
 import { clientGone, streamCompletion } from './openai-api.stream.js';
 
 export interface OpenAiRouteOptions {
@@ -53,6 +54,11 @@ export function openAiRoutes(openAi: OpenAiModule, options: OpenAiRouteOptions):
       const list = await service.models(chatCaller(request));
       return { object: 'list' as const, data: [...list.data, ...openAi.embeddings.models()] };
     };
+
+    await app.register(async (audio) => {
+      audio.addHook('onRequest', completionsLimit);
+      await audio.register(openAiAudioRoutes(openAi.audio, openAi.maxAudioBytes));
+    });
 
     app.get(
       '/models',

@@ -107,6 +107,19 @@ export function voiceRespondRoutes(respond: VoiceRespond, maxAudioBytes: number)
           consumes: ['multipart/form-data'],
           multipartBody: RespondForm,
           params: Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
+          querystring: Type.Object(
+            {
+              output_format: Type.Optional(
+                Type.String({
+                  maxLength: 40,
+                  description:
+                    "This turn's audio format instead of the voice agent's (ElevenLabs' query form); one the engine does not serve → 400 listing those it does.",
+                  examples: ['wav_16000'],
+                }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
           response: {
             200: Type.Unsafe<unknown>({
               type: 'string',
@@ -122,7 +135,10 @@ export function voiceRespondRoutes(respond: VoiceRespond, maxAudioBytes: number)
         const prepared = await respond.prepare(
           companyContext(request),
           request.params.id,
-          await readForm(request),
+          {
+            ...(await readForm(request)),
+            ...(request.query.output_format ? { output_format: request.query.output_format } : {}),
+          },
           signal,
         );
         if (/text\/event-stream/.test(request.headers.accept ?? '')) {
@@ -135,7 +151,10 @@ export function voiceRespondRoutes(respond: VoiceRespond, maxAudioBytes: number)
         if (result.message_id) reply.header('x-message-id', result.message_id);
         if (agentText.truncated) reply.header('x-agent-text-truncated', 'true');
         if (transcript !== null) reply.header('x-transcribed-text', headerText(transcript).value);
-        return reply.code(200).type(audio.contentType).send(Readable.from(audio.body));
+        return reply
+          .code(200)
+          .type(audio.contentType)
+          .send(audio.bytes ?? Readable.from(audio.body));
       },
     );
   };

@@ -25,6 +25,8 @@ export interface RespondInput {
   text?: string;
   conversation_id?: string;
   user?: string;
+  /** The query's `?output_format=`, for this turn instead of the voice agent's. */
+  output_format?: string;
 }
 
 export type VoiceEvent =
@@ -60,6 +62,8 @@ export interface PreparedVoiceTurn {
   voiceAgent: VoiceAgentRow;
   transcript: string | null;
   turn: PreparedTurn;
+  /** The format spoken: the request's, else the voice agent's (checked against the engine). */
+  format: OutputFormat;
 }
 
 /** The chat channel and region of voice turns (`agent:<main agent>:voice:global`). */
@@ -128,11 +132,11 @@ const detailOf = (error: unknown) =>
   error instanceof AppError ? error.message : 'The voice turn failed (see the server log)';
 
 export function createVoiceRespond(deps: VoiceRespondDeps) {
-  const settings = (agent: VoiceAgentRow, text: string): SpeakInput => ({
+  const settings = (agent: VoiceAgentRow, format: OutputFormat, text: string): SpeakInput => ({
     text,
     model_id: agent.model_id,
     language_code: agent.language,
-    output_format: agent.output_format,
+    output_format: format,
     voice_speed: agent.voice_speed,
     voice_stability: agent.voice_stability,
     voice_similarity_boost: agent.voice_similarity_boost,
@@ -180,6 +184,7 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
         throw AppErrors.conflict(`Voice agent ${voiceAgent.id} is inactive: set active to true to talk to it`);
       if (!voiceAgent.main_agent_id)
         throw AppErrors.conflict(`Voice agent ${voiceAgent.id} has no main agent: set main_agent_id to answer`);
+      const format = deps.speech.checkFormat(input.output_format ?? voiceAgent.output_format);
       let transcript: string | null = null;
       if (input.audio) {
         transcript = (await deps.speech.transcribe(input.audio, signal, 'audio')).text.trim();
@@ -198,7 +203,7 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
         { temperature: voiceAgent.temperature, spoken: true },
         { deployment: false },
       );
-      return { voiceAgent, transcript, turn };
+      return { voiceAgent, transcript, turn, format };
     },
 
     /**
@@ -209,8 +214,7 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
      * `signal` (the client leaving) stops the model call and any further synthesis.
      */
     async stream(prepared: PreparedVoiceTurn, signal: AbortSignal, send: (event: VoiceEvent) => void): Promise<void> {
-      const { voiceAgent, turn } = prepared;
-      const format = voiceAgent.output_format as OutputFormat;
+      const { voiceAgent, turn, format } = prepared;
       const contentType = contentTypeOf(format);
       const scope = { companyId: voiceAgent.company_id };
       send({ type: 'start', conversation_id: turn.conversation.id, voice_agent_id: voiceAgent.id });
@@ -229,8 +233,11 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
           spoken = spoken.then(async () => {
             if (failure || signal.aborted) return;
             try {
+              // Each chunk a complete file (MP3 info frame, WAV sizes): chunks play back to back without gaps.
               const audio = await collect(
-                await deps.speech.speak(voiceAgent.voice_id, settings(voiceAgent, piece), signal, scope),
+                await deps.speech.speak(voiceAgent.voice_id, settings(voiceAgent, format, piece), signal, scope, {
+                  complete: true,
+                }),
               );
               if (signal.aborted) return;
               send({
@@ -277,7 +284,7 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
       if (!text) throw new AppError(502, 'The agent gave no answer to speak', 'BadGateway');
       const audio = await deps.speech.speak(
         prepared.voiceAgent.voice_id,
-        settings(prepared.voiceAgent, text.slice(0, deps.speech.maxTextChars)),
+        settings(prepared.voiceAgent, prepared.format, text.slice(0, deps.speech.maxTextChars)),
         signal,
         { companyId: prepared.voiceAgent.company_id },
       );

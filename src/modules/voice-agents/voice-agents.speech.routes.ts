@@ -44,6 +44,32 @@ export const TtsBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** ElevenLabs' query: the format goes there (`?output_format=`); its other query fields are accepted and ignored. */
+export const TtsQuery = Type.Object(
+  {
+    output_format: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: `The audio format, as ElevenLabs takes it (the body's output_format also works; both given must agree). One of ${OUTPUT_FORMATS.join(', ')}.`,
+        examples: ['pcm_16000'],
+      }),
+    ),
+    enable_logging: Type.Optional(Type.Unknown({ description: 'accepted and ignored (ElevenLabs field)' })),
+    optimize_streaming_latency: Type.Optional(Type.Unknown({ description: 'accepted and ignored (ElevenLabs field)' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The format of a request: the query's (ElevenLabs' way) or the body's; both given must agree. */
+export function requestedFormat(query: string | undefined, body: string | undefined): string | undefined {
+  if (query !== undefined && body !== undefined && query !== body) {
+    throw AppErrors.validation(
+      `Invalid field 'output_format': the query says ${truncateQuoted(query)} and the body ${truncateQuoted(body)}; give one`,
+    );
+  }
+  return query ?? body;
+}
+
 /** The multipart form of `/stt`, for the OpenAPI document (the handler reads the parts itself). */
 const SttForm = Type.Object({
   file: Type.String({ format: 'binary', contentMediaType: 'application/octet-stream', description: 'The audio.' }),
@@ -60,7 +86,7 @@ const Audio = Type.Unsafe<unknown>({
   type: 'string',
   format: 'binary',
   description:
-    'audio/mpeg, audio/L16;rate=N (raw 16-bit little-endian mono), audio/basic, audio/x-alaw-basic, audio/wav',
+    'audio/mpeg, audio/pcm;rate=N (raw 16-bit little-endian mono), audio/basic, audio/x-alaw-basic, audio/wav (with its real sizes), audio/ogg;codecs=opus',
 });
 
 /** An AbortSignal that fires when the client goes away before the answer is complete. */
@@ -120,16 +146,20 @@ export function voiceSpeechRoutes(speech: VoiceSpeechService): FastifyPluginAsyn
             operationId: vendor === 'vendor' ? 'textToSpeech' : 'textToSpeechElevenLabs',
             tags,
             summary: `Text to speech in a voice${vendor === 'elevenlabs' ? ' (alias of …/vendor/…)' : ''}`,
-            description: `Streams audio in output_format (default mp3_44100_128) while it is encoded. Formats: ${OUTPUT_FORMATS.join(', ')}; an engine may serve fewer (the 400 lists them). text: at most TTS_MAX_TEXT_CHARS (default 5000).`,
+            description: `Streams audio in output_format — in the query as ElevenLabs takes it, or in the body (both given must agree) — default mp3_44100_128, while it is encoded; WAV is sent whole with its real sizes. Formats: ${OUTPUT_FORMATS.join(', ')}; an engine may serve fewer, and any other is refused (the 400 lists them). text: at most TTS_MAX_TEXT_CHARS (default 5000).`,
             params: TtsParams,
+            querystring: TtsQuery,
             body: TtsBody,
             response: { 200: Audio, ...errors },
           },
         },
         async (request, reply) => {
+          const output_format = requestedFormat(request.query.output_format, request.body.output_format);
+          const input = { ...request.body, ...(output_format !== undefined ? { output_format } : {}) };
           const signal = disconnectSignal(reply);
-          const audio = await speech.speak(request.params.voiceId, request.body, signal, companyContext(request));
-          return reply.code(200).type(audio.contentType).send(Readable.from(audio.body));
+          const audio = await speech.speak(request.params.voiceId, input, signal, companyContext(request));
+          reply.code(200).type(audio.contentType);
+          return reply.send(audio.bytes ?? Readable.from(audio.body));
         },
       );
     }

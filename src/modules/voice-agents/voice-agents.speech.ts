@@ -10,10 +10,12 @@ import { SpeechError, type AudioFile, type SpeechToText } from '../../ports/spee
 import {
   contentTypeOf,
   DEFAULT_OUTPUT_FORMAT,
+  isOutputFormat,
   OUTPUT_FORMATS,
   type OutputFormat,
   type TextToSpeech,
 } from '../../ports/text-to-speech.js';
+import { withWavSizes } from '../../lib/wav-sizes.js';
 import type { ProviderVoices } from './voice-agents.ports.js';
 import {
   createSpeechCache,
@@ -42,10 +44,21 @@ export interface SpeakInput {
   voice_style?: number;
 }
 
+export interface SpeakOptions {
+  /**
+   * One complete file (a spoken turn's chunk): a WAV with its sizes, an MP3 led by its LAME info
+   * frame (delay and padding) so that chunks play back to back without gaps. WAV is always
+   * complete: its header carries the real sizes.
+   */
+  complete?: boolean;
+}
+
 export interface SpokenAudio {
   contentType: string;
   /** The audio, the first chunk already synthesised (so a refusal is an error status, not a cut stream). */
   body: AsyncIterable<Buffer>;
+  /** The whole file, when it was made complete (WAV, or `complete` asked); `body` yields it too. */
+  bytes?: Buffer;
 }
 
 export interface Transcription {
@@ -100,6 +113,22 @@ async function started(source: AsyncIterable<Buffer>, voiceId: string): Promise<
       }
     },
   };
+}
+
+/** All of a started synthesis; a WAV with placeholder sizes (a provider's stream) gets its real ones. */
+async function whole(body: AsyncIterable<Buffer>, format: OutputFormat, voiceId: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  try {
+    for await (const part of body) parts.push(part);
+  } catch (error) {
+    throw ttsError(error, voiceId);
+  }
+  const bytes = Buffer.concat(parts);
+  return format.startsWith('wav_') ? withWavSizes(bytes) : bytes;
+}
+
+async function* once(bytes: Buffer): AsyncIterable<Buffer> {
+  yield bytes;
 }
 
 /** The synthesis as it streams, kept in the cache once it ended whole (not cut, not too large). */
@@ -165,6 +194,15 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
     /** The engines in force (ids such as `espeak-ng`, `elevenlabs`), null where none is configured. */
     engines: { tts: deps.tts.tts?.id ?? null, stt: deps.stt.stt?.id ?? null },
 
+    /** `format` as an output format the engine serves, else the 400 (or the 503 without an engine). */
+    checkFormat(format: string): OutputFormat {
+      if (!isOutputFormat(format)) throw VoiceSpeechErrors.format(format, OUTPUT_FORMATS);
+      const engine = deps.tts.tts;
+      if (!engine) throw AppErrors.unavailable(deps.tts.reason ?? 'Text-to-speech is not configured');
+      if (!engine.formats.includes(format)) throw VoiceSpeechErrors.format(format, engine.formats, engine.id);
+      return format;
+    },
+
     /** The synthesis cache's size (null when off). */
     cacheStats: () => cache?.stats() ?? null,
 
@@ -172,11 +210,15 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
      * Speaks `input.text` in `voiceId`; throws the family's errors. With a `scope`, a pure engine's
      * synthesis is served from (and kept in) that company's partition of the cache.
      */
-    async speak(voiceId: string, input: SpeakInput, signal: AbortSignal, scope?: SpeechScope): Promise<SpokenAudio> {
-      const format = (input.output_format ?? DEFAULT_OUTPUT_FORMAT) as OutputFormat;
-      if (!OUTPUT_FORMATS.includes(format)) {
-        throw VoiceSpeechErrors.format(input.output_format!, OUTPUT_FORMATS);
-      }
+    async speak(
+      voiceId: string,
+      input: SpeakInput,
+      signal: AbortSignal,
+      scope?: SpeechScope,
+      options: SpeakOptions = {},
+    ): Promise<SpokenAudio> {
+      const format = input.output_format ?? DEFAULT_OUTPUT_FORMAT;
+      if (!isOutputFormat(format)) throw VoiceSpeechErrors.format(format, OUTPUT_FORMATS);
       if (!input.text.trim()) throw AppErrors.validation("Invalid field 'text': must not be blank");
       if (input.text.length > maxTextChars) {
         throw AppErrors.validation(
@@ -189,6 +231,7 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
       const curated = findCatalogVoice(voiceId);
       if (!curated && !(await providerKnows(voiceId, signal))) throw AppErrors.notFound('Voice', voiceId);
       const language = input.language_code?.slice(0, 2).toLowerCase();
+      const complete = options.complete === true || format.startsWith('wav_');
       const request = {
         text: input.text,
         voice: { voiceId, ...(curated ? { offlineVoice: offlineVoiceFor(curated, language) } : {}) },
@@ -199,22 +242,28 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
         stability: input.voice_stability,
         similarityBoost: input.voice_similarity_boost,
         style: input.voice_style,
+        ...(complete ? { complete: true } : {}),
       };
       const contentType = contentTypeOf(format);
+      const answer = async (body: AsyncIterable<Buffer>): Promise<SpokenAudio> => {
+        if (!complete) return { contentType, body };
+        const bytes = await whole(body, format, voiceId);
+        return { contentType, body: once(bytes), bytes };
+      };
       if (!cache || !scope || !PURE_ENGINES.has(engine.id))
-        return { contentType, body: await started(engine.synthesize(request, signal), voiceId) };
-      const key = speechCacheKey({ ...request, engine: engine.id, voiceId, offlineVoice: request.voice.offlineVoice });
+        return answer(await started(engine.synthesize(request, signal), voiceId));
+      const key = speechCacheKey({
+        ...request,
+        format: complete ? `${format}:complete` : format,
+        engine: engine.id,
+        voiceId,
+        offlineVoice: request.voice.offlineVoice,
+      });
       const hit = cache.get(scope.companyId, key);
-      if (hit)
-        return {
-          contentType,
-          body: (async function* () {
-            yield hit;
-          })(),
-        };
+      if (hit) return answer(once(hit));
       const keep = (audio: Buffer) => cache.set(scope.companyId, key, audio);
       const source = caching(engine.synthesize(request, signal), keep, cache.maxEntryBytes, signal);
-      return { contentType, body: await started(source, voiceId) };
+      return answer(await started(source, voiceId));
     },
 
     checkAudio,
