@@ -87,6 +87,38 @@ describe('offline text to speech (espeak-ng)', () => {
     expect(response.headers['content-type']).toBe(type);
   });
 
+  it('honours ?output_format= in the query (the ElevenLabs way) and refuses a query the body contradicts', async () => {
+    const inQuery = await t.app.inject({
+      method: 'POST',
+      url: `${TTS(RACHEL)}?output_format=wav_16000`,
+      headers: tenant.headers,
+      payload: { text: 'One moment please.' },
+    });
+    expect(inQuery.statusCode).toBe(200);
+    expect(inQuery.headers['content-type']).toBe('audio/wav');
+    const wav = inQuery.rawPayload;
+    expect(wav.subarray(0, 4).toString('latin1')).toBe('RIFF');
+    expect(wav.readUInt32LE(24)).toBe(16000);
+    // The real sizes: the RIFF size covers the file, the data size its samples.
+    expect(wav.readUInt32LE(4)).toBe(wav.length - 8);
+    const both = await t.app.inject({
+      method: 'POST',
+      url: `${TTS(RACHEL)}?output_format=pcm_16000`,
+      headers: tenant.headers,
+      payload: { text: 'Hi.', output_format: 'mp3_44100_128' },
+    });
+    expect(both.statusCode).toBe(400);
+    expect(JSON.stringify(both.json())).toContain('output_format');
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: `${TTS(RACHEL)}?output_format=flac_48000`,
+      headers: tenant.headers,
+      payload: { text: 'Hi.' },
+    });
+    expect(unknown.statusCode).toBe(400);
+    expect(JSON.stringify(unknown.json())).toContain('mp3_44100_128');
+  });
+
   it('answers 404 naming a voice that is not in the catalog', async () => {
     const response = await tts('no-such-voice', { text: 'Hello.' });
     expect(response.statusCode).toBe(404);
