@@ -68,7 +68,7 @@ describe('secrets never leak', () => {
     expect(slack.requests.at(-1)!.headers.authorization).toBe(`Bearer ${slack.token}`);
     const logs = t.logs.join('\n');
     expect(logs).toContain('integration tested');
-    expect(logs).toContain('"url":"/api/public/integrations"');
+    expect(logs).toContain('"path":"/api/public/integrations"');
     expect(logs).not.toContain(slack.token);
     expect(logs).not.toContain(slack.token.slice(5, 20));
   });
