@@ -55,7 +55,12 @@ import { createConnectors } from './adapters/connectors/connectors.js';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.js';
 import { createIntegrationsModule, type IntegrationsModule } from './modules/integrations/index.js';
 import { createWidgetModule, type WidgetModule, type WidgetRecord } from './modules/widget/index.js';
-import { channelJobs, createChannelsService, type ChannelsService } from './modules/channels/index.js';
+import {
+  channelJobs,
+  createChannelsService,
+  type ChannelsService,
+  type ChannelTarget,
+} from './modules/channels/index.js';
 import { createWebhookSender } from './adapters/webhooks/webhook-sender.js';
 import { orNull, systemReader } from './container.readers.js';
 import { createWebhooksModule, WEBHOOK_EVENTS_CHANNEL, type WebhooksModule } from './modules/webhooks/index.js';
@@ -165,7 +170,7 @@ export function createContainer(options: ContainerOptions): Container {
         callers.clear();
         companyRecords.clear();
       },
-      switchboard_serving_changed: () => [serving, widgetRecords].forEach((cache) => cache.clear()),
+      switchboard_serving_changed: () => servingChanged(),
       // Agents, deployments, regions or collections changed: the company's id, or a table's name
       // when every company's pages must go (migrations 0092–0094).
       switchboard_lists_changed: (payload) => pagesChanged(listPages, payload),
@@ -186,6 +191,8 @@ export function createContainer(options: ContainerOptions): Container {
   const companyRecords = createCoherentCache<Company>(cacheOptions);
   const serving = createCoherentCache<ServingRecord>(cacheOptions);
   const widgetRecords = createCoherentCache<WidgetRecord>(cacheOptions);
+  const channelTargets = createCoherentCache<ChannelTarget>(cacheOptions);
+  const servingChanged = () => [serving, widgetRecords, channelTargets].forEach((cache) => cache.clear());
   // Serialized list pages per company (src/http/list-cache.ts): at most 1,000 of 64 KiB.
   const listPages = createListPages({ ...cacheOptions, maxEntries: 1_000 });
   const mailer = config.mail.smtpUrl
@@ -251,7 +258,7 @@ export function createContainer(options: ContainerOptions): Container {
     workflows: { find: (companyId, id) => workflows.routing.find(companyId, id) },
     publicBaseUrl: config.publicBaseUrl,
     log: log.child({ module: 'deployments' }),
-    servingChanged: () => [serving, widgetRecords].forEach((cache) => cache.clear()),
+    servingChanged,
     channelConfig: { prepare: (input) => widget.configRules.prepare(input) },
   });
   for (const job of deploymentJobs(deployments)) queue.defineTask(job);
@@ -313,6 +320,7 @@ export function createContainer(options: ContainerOptions): Container {
     connectors: connectors.definitions,
     timeoutMs: config.integrations.timeoutMs,
     log: log.child({ module: 'integrations' }),
+    changed: () => channelTargets.clear(),
   });
   const channels = createChannelsService({
     db,
@@ -320,6 +328,7 @@ export function createContainer(options: ContainerOptions): Container {
     vendors: connectors.channels,
     deployments,
     integrations,
+    targets: channelTargets,
     notifications,
     turns: chat.turns,
     endUsers: supportQueries,

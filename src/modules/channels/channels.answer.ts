@@ -22,6 +22,7 @@ import type { Delivery } from './channels.delivery.js';
 import type { Source } from './channels.format.js';
 import { languageOf, noVoiceReply, unavailableReply } from './channels.language.js';
 import * as repo from './channels.repo.js';
+import type { Targets } from './channels.targets.js';
 
 export const ANSWER_JOB = 'channels.answer';
 export const MAX_ATTEMPTS = 4;
@@ -39,15 +40,10 @@ export interface AnswerDeps {
   vendors: ChannelVendors;
   delivery: Delivery;
   deployments: {
-    forChannel(id: string): Promise<ChannelDeployment | undefined>;
     logEvent(id: string, level: 'info' | 'warning' | 'error', message: string): Promise<void>;
   };
-  integrations: {
-    openConfig(
-      companyId: string,
-      id: string,
-    ): Promise<{ type: string; is_active: boolean; config: Record<string, unknown> } | undefined>;
-  };
+  /** The deployment and its integration's config (channels.targets.ts). */
+  target: Targets;
   turns: Pick<ChatModule['turns'], 'prepare' | 'run'>;
   endUsers: {
     ensureEndUser(
@@ -82,13 +78,16 @@ export function createAnswerer(deps: AnswerDeps) {
     return unique.map((citation) => ({ title: citation.title, url: urls.get(citation.document_id) ?? null }));
   }
 
-  /** Prepares the turn on the thread's conversation; a closed or deleted one is replaced by a new one. */
+  /**
+   * Prepares the turn on the thread's conversation; a closed or deleted one is replaced by a new
+   * one, which `linked` records as the thread's (written beside the turn, not before it).
+   */
   async function prepare(
     deployment: ChannelDeployment,
     thread: repo.ThreadRow,
     event: repo.EventRow,
     audio: AudioFile | undefined,
-  ): Promise<PreparedTurn> {
+  ): Promise<{ turn: PreparedTurn; linked: Promise<void> }> {
     const caller: ChatCaller = { kind: 'chat', tokenId: null, companyId: deployment.company_id, agentId: null };
     const form = {
       agent_key: deployment.agent_key,
@@ -98,16 +97,18 @@ export function createAnswerer(deps: AnswerDeps) {
     };
     if (thread.conversation_id) {
       try {
-        return await deps.turns.prepare(caller, { ...form, conversation_id: thread.conversation_id });
+        const turn = await deps.turns.prepare(caller, { ...form, conversation_id: thread.conversation_id });
+        return { turn, linked: Promise.resolve() };
       } catch (error) {
         const gone = error instanceof AppError && (error.statusCode === 404 || error.statusCode === 409);
         if (!gone || !/^Conversation/.test(error.message)) throw error;
       }
     }
     const turn = await deps.turns.prepare(caller, form);
-    await turn.persist();
-    await repo.setThreadConversation(db, thread, turn.conversation.id);
-    return turn;
+    // The conversation's row first (the turn writes it before the model), then the thread names it.
+    const linked = turn.persist().then(() => repo.setThreadConversation(db, thread, turn.conversation.id));
+    linked.catch(() => undefined);
+    return { turn, linked };
   }
 
   /** The agent's answer to a customer message (Markdown), or null when there is nothing to say. */
@@ -133,19 +134,24 @@ export function createAnswerer(deps: AnswerDeps) {
       );
     }
     const user = event.input.user;
-    if (user) await deps.endUsers.ensureEndUser(db, deployment.company_id, user.id.slice(0, 200), { name: user.name });
+    // The end user's vendor name is recorded beside the turn (the turn's own records upsert the same row).
+    const named = user
+      ? deps.endUsers.ensureEndUser(db, deployment.company_id, user.id.slice(0, 200), { name: user.name })
+      : undefined;
+    named?.catch(() => undefined);
     let typing: NodeJS.Timeout | undefined;
     if (thread.channel === 'teams') {
       void deps.delivery.typing(thread, config);
       typing = setInterval(() => void deps.delivery.typing(thread, config), TYPING_EVERY_MS);
     }
     try {
-      const turn = await prepare(deployment, thread, event, audio);
+      const { turn, linked } = await prepare(deployment, thread, event, audio);
       const citations: { document_id: string; title: string }[] = [];
       const result = await deps.turns.run(turn, new AbortController().signal, (streamed) => {
         if (streamed.type === 'chunk' && streamed.kind === 'citations' && Array.isArray(streamed.citations))
           citations.push(...(streamed.citations as { document_id: string; title: string }[]));
       });
+      await Promise.all([linked, named]);
       const text = result.agent_response_text.trim();
       return text ? { text, sources: await sources(deployment.company_id, citations) } : null;
     } catch (error) {
@@ -174,8 +180,9 @@ export function createAnswerer(deps: AnswerDeps) {
 
   /** Answers one held event; what went wrong for good (said in the deployment log), or null. */
   async function answer(event: repo.EventRow): Promise<Outcome> {
-    const deployment = await deps.deployments.forChannel(event.deployment_id);
-    if (!deployment) return { error: 'the deployment no longer exists' };
+    const found = await deps.target(event.deployment_id);
+    if (!found) return { error: 'the deployment no longer exists' };
+    const { deployment, integration } = found;
     if (deployment.status !== 'active') {
       await deps.notice(
         deployment.id,
@@ -185,10 +192,7 @@ export function createAnswerer(deps: AnswerDeps) {
       );
       return { error: `the deployment is ${deployment.status}` };
     }
-    const integration = deployment.integration_id
-      ? await deps.integrations.openConfig(deployment.company_id, deployment.integration_id)
-      : undefined;
-    const thread = await repo.findThread(db, event.deployment_id, event.thread_key);
+    const thread = event.thread ?? (await repo.findThread(db, event.deployment_id, event.thread_key));
     if (!integration || !integration.is_active || !thread) {
       const why = `${deployment.channel} message not answered: the deployment's integration is missing or inactive`;
       await deps.notice(deployment.id, 'integration', 'error', why);

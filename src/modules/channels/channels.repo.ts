@@ -38,6 +38,8 @@ export interface EventRow {
   attempts: number;
   worker_id: number | null;
   answer: StoredAnswer | null;
+  /** The event's thread as read under its lock when the event was claimed. */
+  thread?: ThreadRow;
 }
 
 export interface AcceptedEvents {
@@ -48,10 +50,11 @@ export interface AcceptedEvents {
 }
 
 /**
- * Writes what a vendor request brought, inside the caller's transaction: for each event its
- * keys first (`on conflict do nothing`: any key seen before makes it a duplicate — the unique
- * index is what makes this hold across instances and concurrent deliveries), then its thread
- * (created, or its reply addressing refreshed), then the event.
+ * Writes what a vendor request brought, inside the caller's transaction, one statement per
+ * event: its keys first (`on conflict do nothing`: any key seen before makes it a duplicate — the
+ * unique index is what makes this hold across instances and concurrent deliveries), then its
+ * thread (created, or its reply addressing refreshed), then the event. A follow-up of a thread
+ * not known writes nothing. The thread and the event are written only when every key was new.
  */
 export async function acceptEvents(
   trx: Executor,
@@ -61,55 +64,38 @@ export async function acceptEvents(
   const ids: string[] = [];
   let dropped = 0;
   for (const event of events) {
-    if (event.followUpOnly) {
-      const known = await trx
-        .selectFrom('channel_threads')
-        .select('thread_key')
-        .where('deployment_id', '=', deployment.id)
-        .where('thread_key', '=', event.threadKey)
-        .executeTakeFirst();
-      if (!known) {
-        dropped++;
-        continue;
-      }
-    }
-    const inserted = await trx
-      .insertInto('channel_event_keys')
-      .values(event.keys.map((key) => ({ deployment_id: deployment.id, key })))
-      .onConflict((oc) => oc.doNothing())
-      .returning('key')
-      .execute();
-    if (inserted.length < event.keys.length) {
-      dropped++;
-      continue;
-    }
-    await trx
-      .insertInto('channel_threads')
-      .values({
-        deployment_id: deployment.id,
-        thread_key: event.threadKey,
-        company_id: deployment.company_id,
-        channel: deployment.channel,
-        reply_to: JSON.stringify(event.replyTo),
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['deployment_id', 'thread_key'])
-          .doUpdateSet({ reply_to: JSON.stringify(event.replyTo), updated_at: sql`now()` }),
+    const replyTo = JSON.stringify(event.replyTo);
+    const { rows } = await sql<{ id: string }>`
+      with known as (
+        select ${!event.followUpOnly}::boolean or exists (
+          select 1 from channel_threads
+          where deployment_id = ${deployment.id}::uuid and thread_key = ${event.threadKey}::text
+        ) as ok
+      ),
+      inserted as (
+        insert into channel_event_keys (deployment_id, key)
+        select ${deployment.id}::uuid, key from unnest(${event.keys}::text[]) as key where (select ok from known)
+        on conflict do nothing
+        returning key
+      ),
+      fresh as (
+        select (select ok from known) and (select count(*) from inserted) = ${event.keys.length} as ok
+      ),
+      thread as (
+        insert into channel_threads (deployment_id, thread_key, company_id, channel, reply_to)
+        select ${deployment.id}::uuid, ${event.threadKey}::text, ${deployment.company_id}::uuid,
+          ${deployment.channel}::text, ${replyTo}::jsonb
+        where (select ok from fresh)
+        on conflict (deployment_id, thread_key) do update set reply_to = excluded.reply_to, updated_at = now()
+        returning deployment_id, thread_key, company_id
       )
-      .execute();
-    const row = await trx
-      .insertInto('channel_events')
-      .values({
-        deployment_id: deployment.id,
-        thread_key: event.threadKey,
-        company_id: deployment.company_id,
-        kind: event.kind,
-        input: JSON.stringify(event.input),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    ids.push(row.id);
+      insert into channel_events (deployment_id, thread_key, company_id, kind, input)
+      select deployment_id, thread_key, company_id, ${event.kind}::text, ${JSON.stringify(event.input)}::jsonb
+      from thread
+      returning id
+    `.execute(trx);
+    if (rows[0]) ids.push(rows[0].id);
+    else dropped++;
   }
   return { ids, dropped };
 }
@@ -127,45 +113,46 @@ const EVENT_COLUMNS = [
   'e.answer',
 ] as const;
 
-async function lockThreadOf(trx: Executor, eventId: string) {
-  return trx
+/** Locks the thread of an event and reads it (what an answer needs: its conversation and addressing). */
+async function lockThreadOf(trx: Executor, eventId: string): Promise<ThreadRow | undefined> {
+  return (await trx
     .selectFrom('channel_events as e')
     .innerJoin('channel_threads as t', (join) =>
       join.onRef('t.deployment_id', '=', 'e.deployment_id').onRef('t.thread_key', '=', 'e.thread_key'),
     )
-    .select(['t.deployment_id', 't.thread_key'])
+    .select(['t.deployment_id', 't.thread_key', 't.company_id', 't.channel', 't.conversation_id', 't.reply_to'])
     .where('e.id', '=', eventId)
     .forUpdate('t')
-    .executeTakeFirst();
+    .executeTakeFirst()) as ThreadRow | undefined;
 }
 
 /**
- * Takes the next event of a thread for `workerId`, under the thread's lock: none while another
- * event of the thread is held (its holder goes on with the next when it finishes), else the
- * oldest unfinished one.
+ * Takes the next event of a thread for `workerId`, under the thread's lock (taken by the caller's
+ * earlier statement, so this one sees every committed change): none while another event of the
+ * thread is held (its holder goes on with the next when it finishes), else the oldest unfinished
+ * one — read and taken in one statement.
  */
 export async function claimNext(
   trx: Executor,
-  thread: { deployment_id: string; thread_key: string },
+  thread: ThreadRow,
   workerId: number | null,
 ): Promise<EventRow | undefined> {
-  const open = await trx
-    .selectFrom('channel_events as e')
-    .select(EVENT_COLUMNS)
-    .where('e.deployment_id', '=', thread.deployment_id)
-    .where('e.thread_key', '=', thread.thread_key)
-    .where('e.state', '<>', 'done')
-    .orderBy('e.created_at')
-    .orderBy('e.id')
-    .execute();
-  if (open.length === 0 || open.some((event) => event.worker_id !== null)) return undefined;
-  const next = open[0]!;
-  await trx
-    .updateTable('channel_events')
-    .set({ worker_id: workerId ?? 0, attempts: sql`attempts + 1`, updated_at: sql`now()` })
-    .where('id', '=', next.id)
-    .execute();
-  return { ...(next as unknown as EventRow), worker_id: workerId ?? 0, attempts: next.attempts + 1 };
+  const { rows } = await sql<EventRow>`
+    with open as (
+      select id, worker_id, row_number() over (order by created_at, id) as n
+      from channel_events
+      where deployment_id = ${thread.deployment_id}::uuid and thread_key = ${thread.thread_key}::text and state <> 'done'
+    ),
+    next as (
+      select id from open where n = 1 and not exists (select 1 from open where worker_id is not null)
+    )
+    update channel_events as e
+    set worker_id = ${workerId ?? 0}::integer, attempts = e.attempts + 1, updated_at = now()
+    from next
+    where e.id = next.id
+    returning ${sql.join(EVENT_COLUMNS.map((column) => sql.ref(column)))}
+  `.execute(trx);
+  return rows[0] ? { ...rows[0], thread } : undefined;
 }
 
 /** Claims for `workerId` the thread of `eventId` (its next event, which may be an earlier one). */

@@ -11,6 +11,7 @@
  * active answers 200 (vendors retry otherwise) and logs it at most once a minute.
  */
 import type { Executor } from '../../db/database.js';
+import type { CoherentCache } from '../../lib/coherent-cache.js';
 import { AppErrors } from '../../http/errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { ChannelVendors, TeamsChannelConfig } from '../../ports/channels.js';
@@ -19,6 +20,7 @@ import { ANSWER_JOB, createAnswerer, type AnswerDeps } from './channels.answer.j
 import { allowedHosts, createDelivery } from './channels.delivery.js';
 import { parseJson, peekActivity, readSlack, readTeams, readWhatsapp, type Inbound } from './channels.inbound.js';
 import * as repo from './channels.repo.js';
+import { createTargets, type ChannelTarget, type TargetSources } from './channels.targets.js';
 import type { ChannelName } from './channels.tables.js';
 import { sameSecret, serviceHostAllowed, verifyMetaSignature, verifySlackSignature } from './channels.verify.js';
 
@@ -44,8 +46,12 @@ export interface ChannelNotifier {
   ): Promise<unknown>;
 }
 
-export interface ChannelsDeps extends Omit<AnswerDeps, 'delivery' | 'notice' | 'queue'> {
+export interface ChannelsDeps extends Omit<AnswerDeps, 'delivery' | 'notice' | 'queue' | 'target' | 'deployments'> {
   queue: Pick<JobQueue, 'send' | 'workerId'>;
+  deployments: TargetSources['deployments'] & AnswerDeps['deployments'];
+  integrations: TargetSources['integrations'];
+  /** Deployments and their integrations, kept coherent by the serving-change notifications. */
+  targets?: CoherentCache<ChannelTarget> | null;
   vendors: ChannelVendors;
   notifications: ChannelNotifier;
   /** Unix seconds (Slack's timestamp window). */
@@ -72,16 +78,15 @@ export function createChannelsService(deps: ChannelsDeps) {
       await deps.deployments.logEvent(deploymentId, level, message);
   }
 
-  const answerer = createAnswerer({ ...deps, delivery, notice });
+  const targets = createTargets(deps, deps.targets);
+  const answerer = createAnswerer({ ...deps, delivery, notice, target: targets });
 
   /** The deployment of `channel` the route names, and its integration's config (secrets in clear). */
   async function target(deploymentId: string, channel: ChannelName) {
-    const deployment = await deps.deployments.forChannel(deploymentId);
-    if (!deployment || deployment.channel !== channel)
+    const found = await targets(deploymentId);
+    if (!found || found.deployment.channel !== channel)
       throw AppErrors.notFound(`Deployment on ${channel}`, deploymentId);
-    const integration = deployment.integration_id
-      ? await deps.integrations.openConfig(deployment.company_id, deployment.integration_id)
-      : undefined;
+    const { deployment, integration } = found;
     const config = integration?.type === channel ? integration.config : undefined;
     return { deployment, config };
   }
@@ -157,10 +162,7 @@ export function createChannelsService(deps: ChannelsDeps) {
   async function sendToConversation(companyId: string, conversationId: string, text: string, signal?: AbortSignal) {
     const thread = await repo.threadOfConversation(db, companyId, conversationId);
     if (!thread) return false;
-    const deployment = await deps.deployments.forChannel(thread.deployment_id);
-    const integration = deployment?.integration_id
-      ? await deps.integrations.openConfig(companyId, deployment.integration_id)
-      : undefined;
+    const integration = (await targets(thread.deployment_id))?.integration;
     if (!integration?.is_active || integration.type !== thread.channel) return false;
     await delivery.sendToThread(thread, integration.config, text, [], undefined, signal);
     return true;

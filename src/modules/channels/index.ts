@@ -6,3 +6,4 @@
 export { channelJobs } from './channels.jobs.js';
 export { channelsRoutes } from './channels.routes.js';
 export { createChannelsService, type ChannelsService } from './channels.service.js';
+export type { ChannelTarget } from './channels.targets.js';

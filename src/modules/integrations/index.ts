@@ -25,6 +25,7 @@ export function createIntegrationsModule(deps: {
   connectors: readonly ConnectorDefinition[];
   timeoutMs: number;
   log: IntegrationsDeps['log'];
+  changed?: IntegrationsDeps['changed'];
 }) {
   const registry = createConnectorRegistry(deps.connectors);
   const secrets = createIntegrationSecrets(deps.box);
@@ -34,6 +35,7 @@ export function createIntegrationsModule(deps: {
     secrets,
     timeoutMs: deps.timeoutMs,
     log: deps.log,
+    changed: deps.changed,
   });
   /** The tools of an agent's integrations and their calls (the chat runtime's AgentTools). */
   const agentTools = createAgentTools({ db: deps.db, registry, secrets, timeoutMs: deps.timeoutMs, log: deps.log });

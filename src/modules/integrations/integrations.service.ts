@@ -41,6 +41,8 @@ export interface IntegrationsDeps {
   log: { info(object: object, message: string): void; warn(object: object, message: string): void };
   /** Monotonic milliseconds, for latency_ms. */
   now?: () => number;
+  /** Called once an integration's config, state or existence may have changed (this instance's caches; others hear it from the database, migration 0245). */
+  changed?: () => void;
 }
 
 /** The first field of `value` (dotted path) holding a NUL character, or undefined. */
@@ -250,20 +252,23 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
         config = secrets.seal(merged.config, definition.secretKeys, where(current));
       }
       await checkAgent(context, body.agent_id);
-      const row = await repo.updateIntegration(db, context.companyId, id, {
-        name: body.name,
-        config,
-        is_active: body.is_active,
-        visibility: body.visibility,
-        agent_id: body.agent_id,
-      });
+      const row = await repo
+        .updateIntegration(db, context.companyId, id, {
+          name: body.name,
+          config,
+          is_active: body.is_active,
+          visibility: body.visibility,
+          agent_id: body.agent_id,
+        })
+        .finally(() => deps.changed?.());
       if (!row) throw AppErrors.notFound('Integration', id);
       return toIntegration(row);
     },
 
     async remove(context: CompanyContext, id: string): Promise<void> {
       requireDeveloper(context, 'Deleting integrations');
-      if (!(await repo.deleteIntegration(db, context.companyId, id))) throw AppErrors.notFound('Integration', id);
+      const deleted = await repo.deleteIntegration(db, context.companyId, id).finally(() => deps.changed?.());
+      if (!deleted) throw AppErrors.notFound('Integration', id);
     },
 
     /** The live check: one cheap authenticated vendor call. A failure is `ok: false`, never an HTTP error. */
@@ -307,7 +312,10 @@ export function createIntegrationsService(deps: IntegrationsDeps) {
           }
         }
       }
-      if (sealed) deps.log.info({ integrations: sealed }, 'integration secrets stored in clear were sealed');
+      if (sealed) {
+        deps.changed?.();
+        deps.log.info({ integrations: sealed }, 'integration secrets stored in clear were sealed');
+      }
       return sealed;
     },
 
