@@ -9,7 +9,7 @@
  * - satisfaction: mean of the 1–5 ratings given; 0 when none.
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
 import type { Granularity } from './support-queries.schemas.js';
 import { inRanges, planDays, rollupSource } from './support-queries.rollup.js';
 import { PRIORITIES, QUERY_STATUSES, QUERY_TYPES } from './support-queries.tables.js';
@@ -64,53 +64,52 @@ export async function windowSummary(db: Executor, companyId: string, window: Win
 
 /**
  * Median minutes to resolution of the window's resolved queries, as percentile_cont(0.5) would
- * give it (0 when none), without sorting the window: the daily histogram (plus the raw rows of
- * the partial edge days) locates the bucket of the two middle ranks, and only that bucket's rows
- * of the window are read, in order.
+ * give it (0 when none), without sorting the window, in one statement (one snapshot, one round
+ * trip): the daily histogram (plus the raw rows of the partial edge days, each edge read alone so
+ * that it is an index-only scan) locates the bucket of the two middle ranks, and only that
+ * bucket's rows of the window are read, in order.
  */
-export async function medianResolution(db: Db, companyId: string, window: Window): Promise<number> {
-  // One snapshot for both reads, so the histogram and the rows agree.
-  return db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .execute((trx) => medianWithin(trx, companyId, window));
-}
-
-async function medianWithin(db: Executor, companyId: string, window: Window): Promise<number> {
+export async function medianResolution(db: Executor, companyId: string, window: Window): Promise<number> {
   const plan = planDays(window.from, window.to);
-  const daily = plan.days
-    ? sql`select bucket, resolved as n from support_resolution_daily_live
-          where company_id = ${companyId} and day >= ${plan.days.lo} and day < ${plan.days.hi} union all`
-    : sql``;
-  const histogram = await sql<{ bucket: number; n: number }>`
-    select bucket, sum(n) as n from (
-      ${daily}
-      select support_resolution_bucket(resolution_minutes) as bucket, 1 as n from support_queries
-      where company_id = ${companyId} and resolved_at is not null and ${inRanges('created_at', plan.raw)}
-    ) h group by bucket having sum(n) <> 0 order by bucket`.execute(db);
-  const total = histogram.rows.reduce((sum, row) => sum + row.n, 0);
-  if (total === 0) return 0;
-  const position = 0.5 * (total - 1);
-  const [lower, upper] = [Math.floor(position), Math.ceil(position)];
-  let before = 0;
-  let first: { bucket: number; before: number } | undefined;
-  let last = 0;
-  for (const row of histogram.rows) {
-    if (!first && lower < before + row.n) first = { bucket: row.bucket, before };
-    if (upper < before + row.n) {
-      last = row.bucket;
-      break;
-    }
-    before += row.n;
+  const parts = plan.raw.map(
+    (range) => sql`select support_resolution_bucket(resolution_minutes) as bucket, 1 as n from support_queries
+      where company_id = ${companyId} and resolved_at is not null and ${inRanges('created_at', [range])}`,
+  );
+  if (plan.days) {
+    parts.unshift(sql`select bucket, resolved as n from support_resolution_daily_live
+      where company_id = ${companyId} and day >= ${plan.days.lo} and day < ${plan.days.hi}`);
   }
-  const values = await sql<{ minutes: number }>`
-    select resolution_minutes as minutes from support_queries
-    where company_id = ${companyId} and resolved_at is not null
-      and support_resolution_bucket(resolution_minutes) between ${first!.bucket} and ${last}
-      and created_at >= ${window.from} and created_at < ${window.to}
-    order by resolution_minutes`.execute(db);
-  const low = values.rows[lower - first!.before]!.minutes;
-  const high = values.rows[upper - first!.before]!.minutes;
+  const result = await sql<{ position: number | null; lower: number | null; low: number | null; high: number | null }>`
+    with histogram as (
+      select bucket, sum(n) as n from (${sql.join(parts, sql` union all `)}) h group by bucket having sum(n) <> 0
+    ),
+    ranked as (select bucket, n, sum(n) over (order by bucket) as upto from histogram),
+    middle as (
+      select 0.5 * (sum(n) - 1) as position, floor(0.5 * (sum(n) - 1)) as lower, ceil(0.5 * (sum(n) - 1)) as upper
+      from histogram
+    ),
+    span as (
+      select middle.*,
+        (select bucket from ranked where upto > middle.lower order by bucket limit 1) as first_bucket,
+        (select upto - n from ranked where upto > middle.lower order by bucket limit 1) as before,
+        (select bucket from ranked where upto > middle.upper order by bucket limit 1) as last_bucket
+      from middle
+    ),
+    ordered as (
+      select q.resolution_minutes as minutes,
+        span.before + row_number() over (order by q.resolution_minutes) - 1 as rank
+      from span
+      join support_queries q on q.company_id = ${companyId} and q.resolved_at is not null
+        and support_resolution_bucket(q.resolution_minutes) between span.first_bucket and span.last_bucket
+        and q.created_at >= ${window.from} and q.created_at < ${window.to}
+    )
+    select position, lower,
+      (select minutes from ordered where rank = span.lower) as low,
+      (select minutes from ordered where rank = span.upper) as high
+    from span`.execute(db);
+  const row = result.rows[0];
+  if (!row || row.position === null || row.lower === null || row.low === null || row.high === null) return 0;
+  const { position, lower, low, high } = row;
   return Math.round((low + (high - low) * (position - lower)) * 100) / 100;
 }
 
