@@ -42,8 +42,11 @@ export async function streamTurn(
 export interface StreamHooks {
   /** Rewrites an event before it is kept and sent (events keep their order; `end` waits for it). */
   rewrite?: (event: StreamEvent) => Promise<StreamEvent>;
-  /** Work started alongside the turn that must succeed before its `end` (else the turn ends in an error). */
-  settled?: Promise<unknown>;
+  /**
+   * Work that must succeed before the turn's `end` (else the turn ends in an error): called once
+   * the turn has run (also when it failed), it starts the work unless `rewrite` started it already.
+   */
+  settled?: () => Promise<unknown>;
 }
 
 /** Streams a prepared turn through the stream hub (see `streamTurn`). */
@@ -70,7 +73,7 @@ export async function streamPrepared(
     const result = await chat.turns.run(turn, live.signal, (event) =>
       push({ ...event, conversation_id } as StreamEvent),
     );
-    await hooks.settled;
+    await hooks.settled?.();
     await queued;
     live.push({
       type: 'end',
@@ -81,6 +84,7 @@ export async function streamPrepared(
       response_time_ms: result.response_time_ms,
     });
   } catch (error) {
+    await hooks.settled?.().catch(() => undefined);
     await queued;
     const status = error instanceof AppError ? error.statusCode : 500;
     if (!(error instanceof AppError)) log.error({ err: error }, 'chat stream failed');

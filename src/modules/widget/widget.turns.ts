@@ -87,23 +87,35 @@ export function createWidgetTurns(deps: {
       log: FastifyBaseLogger,
     ): Promise<void> {
       const turn = await prepare(record, visitor, body);
-      const bound = body.conversation_id === undefined ? widget.bind(record, visitor, turn.conversation.id) : undefined;
-      bound?.catch(() => undefined);
+      // A new conversation becomes the visitor's once the turn produces its first output (as the
+      // chat module writes the conversation itself): the insert runs beside the streamed answer,
+      // not beside the writes and the search on the way to the first token; `end` waits for it.
+      let bound: Promise<void> | undefined;
+      const bind = () => {
+        if (body.conversation_id !== undefined) return Promise.resolve();
+        bound ??= widget.bind(record, visitor, turn.conversation.id);
+        return bound;
+      };
       started(turn.id, turn.conversation.id);
       await streamPrepared(chat as ChatModule, reply, turn, deps.stream, log, {
-        settled: bound,
-        rewrite: async (event: StreamEvent) =>
-          event.type === 'chunk' && event.kind === 'citations'
+        settled: bind,
+        rewrite: async (event: StreamEvent) => {
+          if (event.type !== 'start') bind().catch(() => undefined);
+          return event.type === 'chunk' && event.kind === 'citations'
             ? { ...event, citations: await links(record, event.citations as StoredCitation[]) }
-            : event,
+            : event;
+        },
       });
     },
 
     /** A new turn answered whole. */
     async whole(record: WidgetRecord, visitor: Visitor, body: MessageBody, signal: AbortSignal) {
       const turn = await prepare(record, visitor, body);
-      if (body.conversation_id === undefined) await widget.bind(record, visitor, turn.conversation.id);
+      // The binding is written beside the turn; the answer is returned once both are done.
+      const bound = body.conversation_id === undefined ? widget.bind(record, visitor, turn.conversation.id) : undefined;
+      bound?.catch(() => undefined);
       const result = await chat.turns.run(turn, signal);
+      await bound;
       const message: WidgetMessage = {
         id: result.message_id ?? turn.id,
         role: 'assistant',
