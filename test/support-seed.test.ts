@@ -15,7 +15,7 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 /** A seed run in a hook (hookTimeout 60 s); a refused one in a test ends at once. */
 const SEED_MS = 55_000;
 
-function run(args: string[], env: Record<string, string>, timeoutMs = 25_000) {
+function run(args: string[], env: Record<string, string>, timeoutMs = 120_000) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
       cwd: ROOT,
