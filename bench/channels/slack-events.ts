@@ -26,7 +26,7 @@ import {
   percentile,
   startBenchService,
   startFakeProviderProcess,
-  until,
+  deployAgent,
 } from '../lib/harness.js';
 
 const { values } = parseArgs({
@@ -36,7 +36,6 @@ const samples = Number(values.samples);
 const modelMs = Number(values['model-ms']);
 const apiKey = 'sk_bench_channel_key_0000000001';
 const apiToken = 'ct_bench_channel_token_00000001';
-const REGION = '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001';
 
 const slack = await startSlackPeer();
 const fake = await startFakeProviderProcess();
@@ -81,23 +80,8 @@ try {
       base_url: slack.baseUrl,
     },
   });
-  const deploy = async (channel: string, config: string) => {
-    const deployment = await api('POST', '/api/public/deployments', {
-      deployable_type: 'agent',
-      deployable_id: agent.id,
-      channel,
-      region_id: REGION,
-      config,
-    });
-    await api('POST', `/api/public/deployments/${String(deployment.id)}/start`);
-    await until(
-      async () => (await api('GET', `/api/public/deployments/${String(deployment.id)}`)).status === 'active',
-      'roll-out',
-    );
-    return String(deployment.id);
-  };
-  const slackDeployment = await deploy('slack', JSON.stringify({ integration_id: integration.id }));
-  await deploy('web', '{}');
+  const slackDeployment = await deployAgent(api, agent.id, 'slack', JSON.stringify({ integration_id: integration.id }));
+  await deployAgent(api, agent.id, 'web', '{}');
 
   const ack: number[] = [];
   const reply: number[] = [];

@@ -20,7 +20,8 @@ import {
   fakeProviderEnv,
   startBenchService,
   startFakeProviderProcess,
-  until,
+  deployAgent,
+  uploadHelpCentre,
 } from '../lib/harness.js';
 
 const { values } = parseArgs({
@@ -52,38 +53,14 @@ async function firstToken(url: string, init: RequestInit, marker: string): Promi
 const api = apiClient(base, apiKey);
 
 async function setUp(): Promise<string> {
-  const topics = ['refund', 'shipping', 'password', 'invoice', 'subscription'];
-  topics.push('warranty', 'delivery', 'account', 'payment', 'return');
-  for (const [i, topic] of topics.flatMap((t) => [t, t, t, t]).entries()) {
-    const upload = await api('POST', '/api/public/documents/upload/article', {
-      document_title: `${topic} help, part ${i}`,
-      content:
-        `How to handle a ${topic} request. Customers who ask about a ${topic} should open the account page and follow the ${topic} steps. `.repeat(
-          6,
-        ),
-    });
-    await until(
-      async () => (await api('GET', `/api/public/documents/task/${String(upload.task_id)}`)).status === 'completed',
-      'ingestion',
-    );
-  }
+  await uploadHelpCentre(api);
   const agent = await api('POST', '/api/public/agents', {
     title: 'Bench agent',
     model: 'fake:gpt-bench',
     temperature: 0,
     instructions: 'Answer briefly.',
   });
-  const deployment = await api('POST', '/api/public/deployments', {
-    deployable_type: 'agent',
-    deployable_id: agent.id,
-    channel: 'web',
-    region_id: '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001',
-  });
-  await api('POST', `/api/public/deployments/${String(deployment.id)}/start`);
-  await until(
-    async () => (await api('GET', `/api/public/deployments/${String(deployment.id)}`)).status === 'active',
-    'roll-out',
-  );
+  await deployAgent(api, agent.id, 'web');
   return `agent:${String(agent.id)}:web:us-east`;
 }
 

@@ -68,18 +68,19 @@ export async function startService(
     child.kill('SIGTERM');
     await closed;
   };
-  let ready = false;
-  // Up to a minute: tsx compiles the service on start, slow on a loaded machine.
-  for (let i = 0; i < 600 && !ready; i++) {
-    ready = await fetch(`${base}/readyz`).then(
+  // Up to two minutes: tsx compiles the service on start, slow on a loaded machine.
+  const deadline = Date.now() + 120_000;
+  while (
+    !(await fetch(`${base}/readyz`).then(
       (r) => r.ok,
       () => false,
-    );
-    if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  if (!ready) {
-    await stop();
-    throw new Error('the server did not become ready');
+    ))
+  ) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      await stop();
+      throw new Error('the server did not become ready');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { base, process: child, stop };
 }
@@ -192,4 +193,46 @@ export async function startFakeProviderProcess(): Promise<FakeProviderProcess> {
       await closed;
     },
   };
+}
+
+type Api = ReturnType<typeof apiClient>;
+
+/** The bench region of every migrated database (us-east). */
+export const BENCH_REGION = '6f1c1f5e-0d0b-4c1e-9a51-1a0000000001';
+
+/**
+ * The help centre the chat benches search: 40 short articles on ten topics, four each, each
+ * uploaded and ingested before the next (so every turn's search feeds the prompt alike).
+ */
+export async function uploadHelpCentre(api: Api): Promise<void> {
+  const topics = ['refund', 'shipping', 'password', 'invoice', 'subscription'];
+  topics.push('warranty', 'delivery', 'account', 'payment', 'return');
+  for (const [i, topic] of topics.flatMap((t) => [t, t, t, t]).entries()) {
+    const upload = await api('POST', '/api/public/documents/upload/article', {
+      document_title: `${topic} help, part ${i}`,
+      content:
+        `How to handle a ${topic} request. Customers who ask about a ${topic} should open the account page and follow the ${topic} steps. `.repeat(
+          6,
+        ),
+    });
+    await until(
+      async () => (await api('GET', `/api/public/documents/task/${String(upload.task_id)}`)).status === 'completed',
+      'ingestion',
+    );
+  }
+}
+
+/** Deploys an agent on `channel` in the bench region, starts it and waits until it is active; its id. */
+export async function deployAgent(api: Api, agentId: unknown, channel: string, config?: string): Promise<string> {
+  const deployment = await api('POST', '/api/public/deployments', {
+    deployable_type: 'agent',
+    deployable_id: agentId,
+    channel,
+    region_id: BENCH_REGION,
+    ...(config !== undefined ? { config } : {}),
+  });
+  const id = String(deployment.id);
+  await api('POST', `/api/public/deployments/${id}/start`);
+  await until(async () => (await api('GET', `/api/public/deployments/${id}`)).status === 'active', 'roll-out');
+  return id;
 }
