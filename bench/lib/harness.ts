@@ -68,8 +68,8 @@ export async function startService(
     child.kill('SIGTERM');
     await closed;
   };
-  // Up to two minutes: tsx compiles the service on start, slow on a loaded machine.
-  const deadline = Date.now() + 120_000;
+  // Up to three minutes: tsx compiles the service on start, slow on a loaded machine.
+  const deadline = Date.now() + 180_000;
   while (
     !(await fetch(`${base}/readyz`).then(
       (r) => r.ok,
