@@ -13,6 +13,7 @@ import { Collection, Document } from './knowledge.schemas.js';
 import { createMemoryLanes } from './knowledge.memory-lanes.js';
 import { createBm25Lanes } from './knowledge.bm25-lanes.js';
 import { createLexicon } from './knowledge.lexicon.js';
+import { ocrSetup } from './knowledge.ocr.js';
 import { createParsers } from './knowledge.parsers.js';
 import { createKnowledgeService, type KnowledgeDeps } from './knowledge.service.js';
 
@@ -70,7 +71,8 @@ export function createKnowledgeModule(
           log: deps.log,
         })
       : null;
-  const parsers = createParsers(deps.cpu);
+  const ocr = ocrSetup(config.ocrLanguages);
+  const parsers = createParsers(deps.cpu, ocr.setup);
   const service = createKnowledgeService({
     ...deps,
     memory,
@@ -93,6 +95,7 @@ export function createKnowledgeModule(
     close: async () => {
       memory?.close();
       bm25?.close();
+      ocr.close();
       await deps.fetcher.close();
     },
   });
