@@ -22,7 +22,13 @@ export { documentsRoutes } from './knowledge.documents.routes.js';
 export { DOCUMENTS_KIND } from './knowledge.parsers.js';
 export type { KnowledgeService } from './knowledge.service.js';
 /** Content words as the answerer compares them, and the support-domain equivalents of a query's. */
-export { contentTerms, languageOfText, normalizeArabic, type TermLanguage } from './knowledge.terms.js';
+export {
+  contentTerms,
+  languageOfText,
+  normalizeArabic,
+  type LanguageHints,
+  type TermLanguage,
+} from './knowledge.terms.js';
 export { expandTerms, type Expansion } from './knowledge.expansion.js';
 /** Session settings the search statements expect on every database connection. */
 export { SEARCH_SESSION_SETTINGS } from './knowledge.search.repo.js';
