@@ -3,7 +3,8 @@
  * a SciFact sample ingested through the service, the same hits and scores for every query and
  * filter; across two instances under concurrent writes (a document added on one is found on the
  * other once the notification arrives, a deleted one is never returned, and once the writes
- * settle the index equals SQL again); and after a build whose database connection dies midway.
+ * settle the index equals SQL again); and after a build whose database connection dies midway
+ * or that throws while reading its chunks (SQL answers meanwhile).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -237,6 +238,43 @@ describe('BM25 index across two instances', () => {
     const found = await searchDocuments(b, 'zymurgical quasiparticles concurrent article');
     for (const id of deleted) expect(found).not.toContain(id);
     expect(found.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('leaves searches in SQL while a build throws midway, and builds exact afterwards', async () => {
+    let pages = 0;
+    let failures = 0;
+    const lanes = createBm25Lanes({
+      db: a.container.db,
+      minChunks: 0,
+      maxChunks: 1_000_000,
+      budgetBytes: 1 << 30,
+      isEnabled: () => true,
+      log: { warn: () => void failures++ },
+      retryDelayMs: 50,
+      // The first two builds throw with their snapshot taken and their cursor open.
+      beforePage: async () => {
+        pages++;
+        if (failures < 2) throw new Error('build interrupted');
+      },
+    });
+    try {
+      expect(lanes.search(tenant.companyId, ['cell'], {}, 10)).toBeNull();
+      await expect.poll(() => failures, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+      // A half-built index is never used: the lane answers nothing (the search runs in SQL) …
+      expect(lanes.search(tenant.companyId, ['cell'], {}, 10)).toBeNull();
+      const route = await searchDocuments(a, queries[0]!);
+      expect(route.length).toBeGreaterThan(0);
+      // … and the build after the failures is exact at the current version.
+      await expect.poll(() => lanes.heldVersion(tenant.companyId), { timeout: 30_000 }).toBe(await dbVersion());
+      expect(failures).toBe(2);
+      expect(pages).toBeGreaterThanOrEqual(3);
+      for (const query of queries.slice(0, 10)) {
+        const lexemes = await searchRepo.queryLexemes(a.container.db, query, queryConfigs(query));
+        expectSameHits(lanes.search(tenant.companyId, lexemes, {}, 50)!, await sqlLane(query, {}, 50), 50, query);
+      }
+    } finally {
+      lanes.close();
+    }
   }, 120_000);
 
   it('stays exact when the connection of a build dies midway', async () => {
