@@ -240,6 +240,44 @@ describe('BM25 index across two instances', () => {
     expect(found.length).toBeGreaterThan(0);
   }, 120_000);
 
+  it('answers the route with all lanes from the index as the SQL lane does, details included', async () => {
+    const sqlOnly = await createTestApp({ ...ENV, SEARCH_INDEX_MAX_CHUNKS: '0' });
+    try {
+      const lanes = b.container.knowledge.bm25!;
+      await searchDocuments(b, queries[1]!);
+      await expect.poll(() => lanes.heldVersion(tenant.companyId), { timeout: 30_000 }).toBe(await dbVersion());
+      const search = async (t: TestApp, query: string) => {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/api/public/documents/search',
+          headers: tenant.headers,
+          payload: { query, top_k: 8, categories: [], search_method: {} },
+        });
+        expect(response.statusCode).toBe(200);
+        type Result = { chunk_id: string; document_id: string; title: string; text: string; score: number };
+        const results = response.json().results as Result[];
+        return new Map(results.map((r) => [r.chunk_id, r]));
+      };
+      let docstoreHits = 0;
+      // Claims, and titles (the docstore lane's exact phrases and similar titles).
+      for (const query of [...queries.slice(20, 28), ...queries.slice(-4)]) {
+        const mine = await search(b, query);
+        const theirs = await search(sqlOnly, query);
+        expect([...mine.keys()].sort(), query).toEqual([...theirs.keys()].sort());
+        for (const [id, result] of mine) {
+          const other = theirs.get(id)!;
+          expect(result.score, query).toBeCloseTo(other.score, 9);
+          expect([result.document_id, result.title, result.text]).toEqual([other.document_id, other.title, other.text]);
+          expect(result.text.length).toBeGreaterThan(0);
+          if ('docstore' in (result as unknown as { scores: object }).scores) docstoreHits++;
+        }
+      }
+      expect(docstoreHits).toBeGreaterThan(0);
+    } finally {
+      await sqlOnly.close();
+    }
+  }, 120_000);
+
   it('leaves searches in SQL while a build throws midway, and builds exact afterwards', async () => {
     let pages = 0;
     let failures = 0;
