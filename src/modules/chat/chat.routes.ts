@@ -5,7 +5,7 @@ import type { RateLimitConfig } from '../../config.js';
 import { chatCaller } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { MINUTE, rateLimitHook } from '../../http/rate-limit.js';
-import type { ChatModule } from './index.js';
+import type { ChatModule } from './chat.module.js';
 import {
   ChatForm,
   ChatResponse,

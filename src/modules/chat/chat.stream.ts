@@ -7,7 +7,8 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { ChatCaller } from '../../http/caller.js';
 import { AppError, ERROR_NAMES } from '../../http/errors.js';
-import type { ChatModule, PreparedTurn } from './index.js';
+import type { ChatModule } from './chat.module.js';
+import type { PreparedTurn } from './chat.turn-types.js';
 import type { ChatForm, StreamEvent } from './chat.schemas.js';
 import { openEventStream } from './chat.sse.js';
 

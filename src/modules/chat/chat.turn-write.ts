@@ -15,7 +15,7 @@ import type { AgentNotifier, SupportRecorder } from './chat.ports.js';
 import * as repo from './chat.repo.js';
 import type { TurnOutcome } from './chat.runtime.js';
 import { notifyToolCalls } from './chat.tool-records.js';
-import type { PreparedTurn, TurnResult } from './chat.turns.js';
+import type { PreparedTurn, TurnResult } from './chat.turn-types.js';
 import type { Handoff } from './chat.handoff.js';
 import type { ConversationEvent } from './chat.conversation-events.js';
 import { HANDOFF_REASONS } from './chat.runtime.js';

@@ -26,17 +26,17 @@ import type {
 import * as repo from './chat.repo.js';
 import { parseHistory, transcribe } from './chat.turn-input.js';
 import { createTurnWriter } from './chat.turn-write.js';
-import type { KbPassage } from './chat.kb-responder.js';
+import type { PreparedTurn, TurnResult } from './chat.turn-types.js';
 import type { TurnJournal } from './chat.turn-journal.js';
-import type { ChatRuntime, TurnOptions, TurnOutcome, TurnUsage } from './chat.runtime.js';
+import type { ChatRuntime, TurnOptions, TurnOutcome } from './chat.runtime.js';
 import { toolChunk } from './chat.tool-records.js';
 import type { ToolAction } from './chat.tools.js';
 import type { AudioPart, ChatForm, StreamEvent } from './chat.schemas.js';
 import { checkAgentAllowed } from './chat.service.js';
-import { createWorkflowRoute, handoffChunk, type Handoff } from './chat.workflow-route.js';
+import { createWorkflowRoute, handoffChunk } from './chat.workflow-route.js';
 import type { Handoff as HandoffService } from './chat.handoff.js';
 import { HANDOFF_REASONS } from './chat.runtime.js';
-import { customerStatus, handoffStatusChunk, type CustomerHandoffStatus } from './chat.turn-hold.js';
+import { customerStatus, handoffStatusChunk } from './chat.turn-hold.js';
 
 export interface TurnsDeps {
   db: Db;
@@ -71,43 +71,6 @@ export interface TurnMetrics {
 
 /** What a turn reads before it can answer: an agent row, or the live deployment it is served by. */
 export type ServingRecord = AgentRow | { deploymentId: string } | ServedWorkflow;
-
-export interface PreparedTurn {
-  /** The turn's id, also the id of its stored answer (a resumed stream finds it by this id). */
-  id: string;
-  caller: ChatCaller;
-  agent: AgentRow;
-  conversation: repo.ConversationRow;
-  /** Writes the conversation row if it is new (once; later calls wait for the same write). */
-  persist(): Promise<void>;
-  deploymentId: string | null;
-  history: LlmMessage[];
-  query: string;
-  audio: AudioPart | null;
-  startedAt: number;
-  /** Knowledge search started while the turn was prepared (text queries). */
-  retrieval: Promise<KbPassage[]> | null;
-  retrievalAbort: AbortController;
-  /** The caller's sampling settings (OpenAI-compatible endpoint), honoured by model agents. */
-  options: TurnOptions;
-  /** A workflow moved the conversation to this turn's agent: said (a `chunk`) before the answer. */
-  handoff: Handoff | null;
-  /** The conversation is a person's (or waits for one) as prepared: the message is stored with no agent turn. */
-  held: boolean;
-}
-
-export interface TurnResult {
-  conversation_id: string;
-  agent_response_text: string;
-  response_time_ms: number;
-  was_resolved: boolean;
-  message_id: string | null;
-  finish_reason: 'stop' | 'aborted' | 'error';
-  /** Provider-counted tokens, when the provider reported them. */
-  usage: TurnUsage | null;
-  /** The message went to a person (no agent turn): what the customer is told. */
-  held?: { status: CustomerHandoffStatus };
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -14,7 +14,7 @@ import { bearerKeyOrTokenAuth, type Authenticator } from '../../http/auth.js';
 import { AppError, AppErrors, errorResponses } from '../../http/errors.js';
 import { MINUTE, rateLimitHook } from '../../http/rate-limit.js';
 import { mcpCallerOf } from './mcp.caller.js';
-import type { McpModule } from './index.js';
+import type { McpModule } from './mcp.module.js';
 import { SessionsFullError, type McpSession } from './mcp.sessions.js';
 
 export interface McpRouteOptions {

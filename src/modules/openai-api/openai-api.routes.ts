@@ -4,7 +4,7 @@ import { chatCaller } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { MINUTE, rateLimitHook } from '../../http/rate-limit.js';
 import { Type } from '@sinclair/typebox';
-import type { OpenAiModule } from './index.js';
+import type { OpenAiModule } from './openai-api.module.js';
 import { EmbeddingBody, EmbeddingList, ResponseBody, ResponseObject } from './openai-api.responses.schemas.js';
 import { ChatCompletion, ChatCompletionBody, Model, ModelList } from './openai-api.schemas.js';
 import { modelNotFound } from './openai-api.service.js';

@@ -11,7 +11,7 @@ import { companyContext, requireRole } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { MINUTE, rateLimitHook } from '../../http/rate-limit.js';
 import { clientSignal, statusEvent, streamConversationEvents } from '../chat/index.js';
-import type { WidgetModule } from './index.js';
+import type { WidgetModule } from './widget.module.js';
 import {
   ConversationParams,
   DeploymentParams,

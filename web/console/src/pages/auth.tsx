@@ -1,7 +1,49 @@
 /** Signing in (password or API key), choosing a password from a link, accepting an invitation. */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, setApiKey, type Me, type SignedIn } from '../api';
 import { ErrorNote, Field, go, useAction } from '../ui';
+
+/** One labelled input bound to a state value (the auth pages' fields). */
+function TextField(props: {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  type?: 'text' | 'email' | 'password';
+  autoComplete: string;
+  required?: boolean;
+  hint?: string;
+  dir?: 'auto';
+}) {
+  return (
+    <Field label={props.label} hint={props.hint}>
+      <input
+        type={props.type ?? 'text'}
+        dir={props.dir}
+        autoComplete={props.autoComplete}
+        required={props.required}
+        value={props.value}
+        onInput={(e) => props.onValue(e.currentTarget.value)}
+      />
+    </Field>
+  );
+}
+
+/** The card every auth page is: a titled form that runs `onSubmit` with the default prevented. */
+function AuthForm(props: { id: string; title: string; onSubmit: () => void; children: ComponentChildren }) {
+  const submit = (event: Event) => {
+    event.preventDefault();
+    props.onSubmit();
+  };
+  return (
+    <main class="auth" id="main">
+      <form class="card auth-card" onSubmit={submit} aria-labelledby={props.id}>
+        <h1 id={props.id}>{props.title}</h1>
+        {props.children}
+      </form>
+    </main>
+  );
+}
 
 export function SignInPage({ onSignedIn }: { onSignedIn: (session: SignedIn | null) => void }) {
   const [mode, setMode] = useState<'password' | 'key' | 'forgot'>('password');
@@ -11,8 +53,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: SignedIn | nu
   const [sent, setSent] = useState(false);
   const action = useAction();
 
-  const signIn = (event: Event) => {
-    event.preventDefault();
+  const signIn = () => {
     void action.run(async () => {
       if (mode === 'key') {
         setApiKey(key.trim());
@@ -33,68 +74,60 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: SignedIn | nu
   };
 
   return (
-    <main class="auth" id="main">
-      <form class="card auth-card" onSubmit={signIn} aria-labelledby="auth-title">
-        <h1 id="auth-title">{mode === 'forgot' ? 'Reset your password' : 'Sign in to Switchboard'}</h1>
-        {mode === 'key' ? (
-          <Field label="API key" hint="A developer's key (sk_…); it is kept in this tab only.">
-            <input
-              type="password"
-              autoComplete="off"
-              required
-              value={key}
-              onInput={(e) => setKey(e.currentTarget.value)}
-            />
-          </Field>
+    <AuthForm
+      id="auth-title"
+      title={mode === 'forgot' ? 'Reset your password' : 'Sign in to Switchboard'}
+      onSubmit={signIn}
+    >
+      {mode === 'key' ? (
+        <TextField
+          label="API key"
+          hint="A developer's key (sk_…); it is kept in this tab only."
+          type="password"
+          autoComplete="off"
+          required
+          value={key}
+          onValue={setKey}
+        />
+      ) : (
+        <TextField label="E-mail" type="email" autoComplete="username" required value={email} onValue={setEmail} />
+      )}
+      {mode === 'password' ? (
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onValue={setPassword}
+        />
+      ) : null}
+      <ErrorNote error={action.error} />
+      {sent ? (
+        <p role="status" class="note">
+          If this e-mail has an account, a link to choose a new password is on its way. It works once.
+        </p>
+      ) : null}
+      <button type="submit" class="primary" disabled={action.pending}>
+        {action.pending ? 'Please wait…' : mode === 'forgot' ? 'Send the link' : 'Sign in'}
+      </button>
+      <div class="auth-links">
+        {mode !== 'password' ? (
+          <button type="button" class="link" onClick={() => setMode('password')}>
+            Sign in with e-mail and password
+          </button>
         ) : (
-          <Field label="E-mail">
-            <input
-              type="email"
-              autoComplete="username"
-              required
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-            />
-          </Field>
+          <button type="button" class="link" onClick={() => setMode('forgot')}>
+            Forgot your password?
+          </button>
         )}
-        {mode === 'password' ? (
-          <Field label="Password">
-            <input
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          </Field>
+        {mode !== 'key' ? (
+          <button type="button" class="link" onClick={() => setMode('key')}>
+            Use an API key instead
+          </button>
         ) : null}
-        <ErrorNote error={action.error} />
-        {sent ? (
-          <p role="status" class="note">
-            If this e-mail has an account, a link to choose a new password is on its way. It works once.
-          </p>
-        ) : null}
-        <button type="submit" class="primary" disabled={action.pending}>
-          {action.pending ? 'Please wait…' : mode === 'forgot' ? 'Send the link' : 'Sign in'}
-        </button>
-        <div class="auth-links">
-          {mode !== 'password' ? (
-            <button type="button" class="link" onClick={() => setMode('password')}>
-              Sign in with e-mail and password
-            </button>
-          ) : (
-            <button type="button" class="link" onClick={() => setMode('forgot')}>
-              Forgot your password?
-            </button>
-          )}
-          {mode !== 'key' ? (
-            <button type="button" class="link" onClick={() => setMode('key')}>
-              Use an API key instead
-            </button>
-          ) : null}
-        </div>
-      </form>
-    </main>
+      </div>
+    </AuthForm>
   );
 }
 
@@ -111,8 +144,7 @@ export function SetPasswordPage({ token, onSignedIn }: { token: string; onSigned
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   const action = useAction();
-  const submit = (event: Event) => {
-    event.preventDefault();
+  const submit = () => {
     void action.run(async () => {
       if (password !== again) throw new Error('The two passwords differ');
       const session = await api<SignedIn>('/api/public/auth/password', { method: 'POST', body: { token, password } });
@@ -121,34 +153,29 @@ export function SetPasswordPage({ token, onSignedIn }: { token: string; onSigned
     });
   };
   return (
-    <main class="auth" id="main">
-      <form class="card auth-card" onSubmit={submit} aria-labelledby="set-title">
-        <h1 id="set-title">Choose your password</h1>
-        <Field label="New password">
-          <input
-            type="password"
-            autoComplete="new-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </Field>
-        <PasswordHint />
-        <Field label="The same password again">
-          <input
-            type="password"
-            autoComplete="new-password"
-            required
-            value={again}
-            onInput={(e) => setAgain(e.currentTarget.value)}
-          />
-        </Field>
-        <ErrorNote error={action.error} />
-        <button type="submit" class="primary" disabled={action.pending || !token}>
-          {action.pending ? 'Saving…' : 'Save and sign in'}
-        </button>
-      </form>
-    </main>
+    <AuthForm id="set-title" title="Choose your password" onSubmit={submit}>
+      <TextField
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={password}
+        onValue={setPassword}
+      />
+      <PasswordHint />
+      <TextField
+        label="The same password again"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={again}
+        onValue={setAgain}
+      />
+      <ErrorNote error={action.error} />
+      <button type="submit" class="primary" disabled={action.pending || !token}>
+        {action.pending ? 'Saving…' : 'Save and sign in'}
+      </button>
+    </AuthForm>
   );
 }
 
@@ -163,8 +190,7 @@ export function AcceptInvitationPage({
   const [last, setLast] = useState('');
   const [password, setPassword] = useState('');
   const action = useAction();
-  const submit = (event: Event) => {
-    event.preventDefault();
+  const submit = () => {
     void action.run(async () => {
       const body = { token, password, first_name: first, last_name: last };
       const session = await api<SignedIn>('/api/public/auth/invitations/accept', { method: 'POST', body });
@@ -173,40 +199,27 @@ export function AcceptInvitationPage({
     });
   };
   return (
-    <main class="auth" id="main">
-      <form class="card auth-card" onSubmit={submit} aria-labelledby="accept-title">
-        <h1 id="accept-title">Join your team on Switchboard</h1>
-        <div class="row">
-          <Field label="First name">
-            <input
-              dir="auto"
-              autoComplete="given-name"
-              value={first}
-              onInput={(e) => setFirst(e.currentTarget.value)}
-            />
-          </Field>
-          <Field label="Last name">
-            <input dir="auto" autoComplete="family-name" value={last} onInput={(e) => setLast(e.currentTarget.value)} />
-          </Field>
-        </div>
-        <Field label="Choose a password">
-          <input
-            type="password"
-            autoComplete="new-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </Field>
-        <PasswordHint />
-        <ErrorNote error={action.error} />
-        <p class="field-hint">
-          Already have a password? <a href="#/">Sign in</a>, then accept from the Members page.
-        </p>
-        <button type="submit" class="primary" disabled={action.pending || !token}>
-          {action.pending ? 'Joining…' : 'Accept the invitation'}
-        </button>
-      </form>
-    </main>
+    <AuthForm id="accept-title" title="Join your team on Switchboard" onSubmit={submit}>
+      <div class="row">
+        <TextField label="First name" dir="auto" autoComplete="given-name" value={first} onValue={setFirst} />
+        <TextField label="Last name" dir="auto" autoComplete="family-name" value={last} onValue={setLast} />
+      </div>
+      <TextField
+        label="Choose a password"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={password}
+        onValue={setPassword}
+      />
+      <PasswordHint />
+      <ErrorNote error={action.error} />
+      <p class="field-hint">
+        Already have a password? <a href="#/">Sign in</a>, then accept from the Members page.
+      </p>
+      <button type="submit" class="primary" disabled={action.pending || !token}>
+        {action.pending ? 'Joining…' : 'Accept the invitation'}
+      </button>
+    </AuthForm>
   );
 }
