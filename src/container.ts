@@ -234,6 +234,8 @@ export function createContainer(options: ContainerOptions): Container {
     llm,
     collections: knowledge,
     performance: supportQueries,
+    // The integrations module is built below; a tool rule is checked against its listing.
+    tools: { forAgent: (companyId, agent) => integrations.agentTools.forAgent(companyId, agent) },
     servingChanged: () => serving.clear(),
   });
   const notifications = createTeamNotificationsService({ db, clock });

@@ -215,7 +215,7 @@ describe('sessions', () => {
     });
     expect(again.status).toBe(409);
     await again.body?.cancel();
-    // A session initialized by hand: its answer is an event stream, then its GET stream opens at once.
+    // A session initialized by hand: its answer is plain JSON (no progress token), then its GET stream opens at once.
     const init = await post(
       {
         jsonrpc: '2.0',
@@ -226,9 +226,34 @@ describe('sessions', () => {
       { authorization: `Bearer ${a.tenant.apiKey}` },
     );
     expect(init.status).toBe(200);
-    expect(init.headers.get('content-type')).toContain('text/event-stream');
+    expect(init.headers.get('content-type')).toContain('application/json');
     const rawSession = init.headers.get('mcp-session-id')!;
-    expect(await init.text()).toContain('"serverInfo"');
+    expect(await init.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'switchboard' } } });
+    const raw = { authorization: `Bearer ${a.tenant.apiKey}`, 'mcp-session-id': rawSession, ...version };
+    // A batch of two requests: an array of the two responses.
+    const batch = await post(
+      [
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 3, method: 'resources/templates/list' },
+      ],
+      raw,
+    );
+    expect(batch.headers.get('content-type')).toContain('application/json');
+    const answers = (await batch.json()) as { id: number; result: object }[];
+    expect(answers.map((answer) => answer.id).sort()).toEqual([2, 3]);
+    // A request with a progress token: an event stream, its response an event.
+    const search = { name: 'search_knowledge', arguments: { query: 'refunds' } };
+    const streamed = await post(
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { ...search, _meta: { progressToken: 'p1' } } },
+      raw,
+    );
+    expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+    const events = await streamed.text();
+    expect(events).toMatch(/^event: message\ndata: \{.*"id":4/m);
+    expect(events).toContain('"content"');
+    const plain = await post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: search }, raw);
+    expect(plain.headers.get('content-type')).toContain('application/json');
+    expect(await plain.json()).toMatchObject({ id: 5, result: { content: [{ type: 'text' }] } });
     const controller = new AbortController();
     const stream = await fetch(`${base}/mcp`, {
       headers: {
@@ -261,6 +286,52 @@ describe('sessions', () => {
     );
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+  });
+
+  it('answers a session opened on another instance with 404, and the client initializes again there', async () => {
+    const other = await createTestApp({ EMBEDDINGS_PROVIDER: 'none' });
+    try {
+      const otherBase = await other.app.listen({ port: 0, host: '127.0.0.1' });
+      const { transport } = await connect(a.tenant.apiKey);
+      const sessionId = transport.sessionId!;
+      const headers = { Authorization: `Bearer ${a.tenant.apiKey}` };
+      // The same session id, the same credential, the other instance (one database).
+      const res = await fetch(`${otherBase}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(res.status).toBe(404);
+      const body = (await res.json()) as { error: { code: number; message: string } };
+      expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 }, id: null });
+      expect(body.error.message).toMatch(/another instance.*initialize a new one/);
+
+      // The SDK's client resuming that session there gets the 404 ...
+      const resumed = new Client({ name: 'resumed', version: '1.0.0' });
+      open.push(resumed);
+      await resumed.connect(
+        new StreamableHTTPClientTransport(new URL(`${otherBase}/mcp`), { sessionId, requestInit: { headers } }),
+      );
+      await expect(resumed.listTools()).rejects.toMatchObject({
+        code: 404,
+        message: expect.stringContaining('-32001'),
+      });
+      // ... and a new session there answers.
+      const fresh = new Client({ name: 'fresh', version: '1.0.0' });
+      open.push(fresh);
+      await fresh.connect(new StreamableHTTPClientTransport(new URL(`${otherBase}/mcp`), { requestInit: { headers } }));
+      const search = await fresh.callTool({ name: 'search_knowledge', arguments: { query: 'refunds' } });
+      expect(textOf(search)).toContain('original card');
+      await Promise.all([resumed.close(), fresh.close()]);
+    } finally {
+      await other.close();
+    }
   });
 });
 

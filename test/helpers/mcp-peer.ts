@@ -1,7 +1,8 @@
 /**
  * An MCP server built with the official SDK (McpServer over its Node Streamable HTTP transport,
  * stateless: a server per request), as a company's integration would reach one: a bearer it
- * requires, a tool that answers, one that fails, one that is slow and one with a huge answer.
+ * requires, a tool that answers, one that fails, one that is slow and one with a huge answer; and
+ * tools of names no rule knows (`order_status`, `open_case`), for an agent's tool rules.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +33,31 @@ function build(peer: McpPeer, request: IncomingMessage, slowMs: number): McpServ
     async ({ order }) => {
       record('lookup_order', { order });
       return { content: [{ type: 'text', text: `Order ${order}: shipped, tracking 1Z999AA10123456784` }] };
+    },
+  );
+  server.registerTool(
+    'order_status',
+    {
+      description: 'The status of an order by its reference.',
+      inputSchema: {
+        reference: z.string().describe('The order reference'),
+        channel: z.string().optional().describe('Where it was ordered'),
+      },
+    },
+    async (args) => {
+      record('order_status', args);
+      return { content: [{ type: 'text', text: `Order ${args.reference} is out for delivery today` }] };
+    },
+  );
+  server.registerTool(
+    'open_case',
+    {
+      description: 'Opens a support case.',
+      inputSchema: { title: z.string(), body: z.string() },
+    },
+    async (args) => {
+      record('open_case', args);
+      return { content: [{ type: 'text', text: 'case 5521 opened' }] };
     },
   );
   server.registerTool('explode', { description: 'Always fails.', inputSchema: {} }, async () => {

@@ -27,6 +27,7 @@ export type AgentSettings = Pick<
   | 'languages'
   | 'welcome_message'
   | 'escalation'
+  | 'tool_rules'
 >;
 
 /** Named one by one: whatever else `values` carries (an id, a company, a timestamp) is not written. */
@@ -42,6 +43,7 @@ function settingColumns(values: AgentSettings): AgentSettings {
     languages: values.languages,
     welcome_message: values.welcome_message,
     escalation: values.escalation,
+    tool_rules: values.tool_rules,
   };
 }
 

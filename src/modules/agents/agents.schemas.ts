@@ -21,6 +21,52 @@ const closed = { additionalProperties: false } as const;
 
 const EscalationInput = Type.Partial(Escalation, closed);
 
+/** The rules `builtin:kb` acts by (DESIGN §10): the order look-up, the escalation's help-desk ticket. */
+export const TOOL_RULES = ['order_lookup', 'escalation_ticket'] as const;
+export type ToolRuleName = (typeof TOOL_RULES)[number];
+
+export const ToolRule = Type.Object(
+  {
+    integration_id: Uuid({ description: "One of the agent's integrations" }),
+    tool: Type.String({
+      pattern: '^[A-Za-z0-9_.-]{1,128}$',
+      description: "The integration's own tool name (`lookup_order`; an MCP server's tool as its live check lists it)",
+    }),
+    input_key: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_.-]{1,128}$',
+        description:
+          "The tool's input field the order number goes in (order look-up only; omitted: the field whose name says order, number, id or ref)",
+      }),
+    ),
+  },
+  { ...closed, description: 'An integration tool the built-in responder calls for this rule' },
+);
+export type ToolRule = Static<typeof ToolRule>;
+
+export const ToolRules = Type.Object(
+  { order_lookup: Nullable(ToolRule), escalation_ticket: Nullable(ToolRule) },
+  {
+    description:
+      "Which integration tool `builtin:kb` calls for which rule: `order_lookup` (a question naming an order number) and `escalation_ticket` (a customer asking for a person). Null: the integrations' tool of the usual name (lookup_order, get_order, find_order; create_ticket).",
+  },
+);
+export type ToolRules = Static<typeof ToolRules>;
+
+/** Rules given are set (null: cleared); rules not given are kept. */
+const ToolRulesInput = Type.Partial(ToolRules, {
+  ...closed,
+  examples: [
+    {
+      order_lookup: {
+        integration_id: '3f2a9c1d-5b6e-4f70-8a91-0c2d3e4f5a6b',
+        tool: 'order_status',
+        input_key: 'reference',
+      },
+    },
+  ],
+});
+
 const agentFields = {
   task_description: Type.String({ maxLength: 4000 }),
   instructions: Type.String({ maxLength: 20_000, description: 'System instructions given to the model.' }),
@@ -35,6 +81,7 @@ const agentFields = {
   languages: Type.Array(LanguageCode, { minItems: 1, maxItems: 20, uniqueItems: true }),
   welcome_message: Type.String({ maxLength: 2000 }),
   escalation: EscalationInput,
+  tool_rules: ToolRulesInput,
 };
 
 export const CreateAgentBody = Type.Object(
@@ -74,6 +121,7 @@ export const Agent = Type.Object(
     languages: Type.Array(Type.String()),
     welcome_message: Type.String(),
     escalation: Escalation,
+    tool_rules: ToolRules,
     performance_metrics: PerformanceMetrics,
     created_by: Nullable(Uuid()),
     created_at: Timestamp(),

@@ -19,6 +19,7 @@ import type {
   Region,
   UpdateAgentBody,
 } from './agents.schemas.js';
+import { checkToolRules, mergeToolRules, toToolRules, type OfferedTools } from './agents.tool-rules.js';
 
 /** The model name of the offline responder that answers from the knowledge base. */
 export const BUILTIN_KB_MODEL = 'builtin:kb';
@@ -43,6 +44,8 @@ export interface AgentsDeps {
       metrics(row: Record<string, unknown>): PerformanceMetrics;
     };
   } | null;
+  /** The tools the agent's integrations offer (a tool rule must name one). Null: no integrations module. */
+  tools?: OfferedTools | null;
   /** Called once an agent changed or went (this instance's serving cache; others hear it from the database). */
   servingChanged?: () => void;
 }
@@ -75,6 +78,7 @@ export function toAgent(row: repo.AgentRow, metrics: PerformanceMetrics = NO_MET
     languages: row.languages.split(',').filter(Boolean),
     welcome_message: row.welcome_message,
     escalation: toEscalation(row.escalation),
+    tool_rules: toToolRules(row.tool_rules),
     performance_metrics: metrics,
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),
@@ -95,7 +99,7 @@ function requireDeveloper(context: CompanyContext, what: string) {
 export function createAgentsService(deps: AgentsDeps) {
   const { db, llm } = deps;
 
-  async function validate(context: CompanyContext, body: UpdateAgentBody) {
+  async function validate(context: CompanyContext, body: UpdateAgentBody, current?: repo.AgentRow) {
     if (body.model !== undefined && body.model !== BUILTIN_KB_MODEL) {
       const problem = llm.checkModel(body.model);
       if (problem) throw AppErrors.validation(`Invalid field 'model': ${problem}`);
@@ -115,11 +119,27 @@ export function createAgentsService(deps: AgentsDeps) {
       throw AppErrors.validation(
         `Invalid field 'integration_ids': integration not found: ${missingIntegrations.join(', ')}`,
       );
+    // The rules as they will be, checked against the tools the agent will have (a rule given, or
+    // the integrations changed under rules already set).
+    const rules = mergeToolRules(current?.tool_rules ?? {}, body.tool_rules);
+    if (
+      body.tool_rules !== undefined ||
+      (body.integration_ids !== undefined && (rules.order_lookup || rules.escalation_ticket))
+    )
+      await checkToolRules(
+        deps.tools ?? null,
+        context.companyId,
+        {
+          id: current?.id ?? null,
+          integration_ids: body.integration_ids ?? current?.integration_ids ?? [],
+        },
+        rules,
+      );
   }
 
   /** The columns of a validated body, named one by one (the body itself never reaches SQL). */
   function columns(body: UpdateAgentBody, current?: repo.AgentRow): repo.AgentSettings {
-    const { languages, escalation } = body;
+    const { languages, escalation, tool_rules: toolRules } = body;
     const was = toEscalation(current?.escalation ?? {});
     return {
       title: body.title,
@@ -139,6 +159,9 @@ export function createAgentsService(deps: AgentsDeps) {
               message: escalation.message ?? was.message,
             }) as never,
           }
+        : {}),
+      ...(toolRules
+        ? { tool_rules: JSON.stringify(mergeToolRules(current?.tool_rules ?? {}, toolRules)) as never }
         : {}),
     };
   }
@@ -188,7 +211,7 @@ export function createAgentsService(deps: AgentsDeps) {
       requireDeveloper(context, 'Updating agents');
       const current = await repo.findAgent(db, context.companyId, agentId);
       if (!current) throw AppErrors.notFound('Agent', agentId);
-      await validate(context, body);
+      await validate(context, body, current);
       const row = await repo
         .updateAgent(db, context.companyId, agentId, columns(body, current))
         .finally(() => deps.servingChanged?.());

@@ -22,6 +22,7 @@ export interface AgentsTable {
   languages: Generated<string>;
   welcome_message: Generated<string>;
   escalation: Generated<Record<string, unknown>>;
+  tool_rules: Generated<Record<string, unknown>>;
   created_by: string | null;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;

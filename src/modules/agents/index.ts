@@ -6,4 +6,6 @@
 export { findAgent, insertAgent, type AgentRow } from './agents.repo.js';
 export { BUILTIN_KB_MODEL, createAgentsService, toEscalation, type AgentsService } from './agents.service.js';
 export { agentsRoutes } from './agents.routes.js';
+export { toToolRules, type OfferedTools } from './agents.tool-rules.js';
+export type { ToolRule, ToolRules } from './agents.schemas.js';
 export { Agent, Region } from './agents.schemas.js';

@@ -3,8 +3,10 @@
  * an order reference in the question with an order-lookup tool → the order's status and
  * tracking; an escalation → a help-desk ticket with the transcript, a message to the team and an
  * e-mail to the escalation contact, whichever of them the agent's integrations offer (in
- * parallel). The reply says what was done.
+ * parallel). The reply says what was done. The agent's `tool_rules` name the tool of a rule (an
+ * MCP server's `order_status`, say); without one, the tool of the usual name is used.
  */
+import type { ToolRule } from '../agents/index.js';
 import type { LlmMessage } from '../../ports/llm.js';
 import type { Language } from './chat.kb-responder.js';
 import type { AgentTool, AgentTools } from './chat.ports.js';
@@ -123,16 +125,31 @@ export function ticketId(data: unknown): string | null {
   return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
 }
 
+/**
+ * The tool of a rule: the one the agent's rule names (undefined when its integration no longer
+ * offers it: the rule is not acted on), else the first of the usual names.
+ */
+export function ruleTool(
+  available: readonly AgentTool[],
+  rule: ToolRule | null,
+  usual: ReadonlySet<string>,
+): AgentTool | undefined {
+  if (rule) return available.find((tool) => tool.integrationId === rule.integration_id && tool.tool === rule.tool);
+  return available.find((tool) => usual.has(tool.tool));
+}
+
 export async function lookUpOrder(
   tools: AgentTools,
   companyId: string,
   available: readonly AgentTool[],
   reference: string,
   signal: AbortSignal,
+  rule: ToolRule | null = null,
 ): Promise<ToolCallDone | null> {
-  const tool = available.find((candidate) => ORDER_TOOLS.has(candidate.tool));
+  const tool = ruleTool(available, rule, ORDER_TOOLS);
   if (!tool) return null;
-  return callTool(tools, companyId, tool, orderInput(tool, reference), signal);
+  const input = rule?.input_key ? { [rule.input_key]: reference } : orderInput(tool, reference);
+  return callTool(tools, companyId, tool, input, signal);
 }
 
 /**
@@ -160,8 +177,9 @@ export async function escalate(
   available: readonly AgentTool[],
   values: { subject: string; text: string; to: string | null },
   signal: AbortSignal,
+  ticketRule: ToolRule | null = null,
 ): Promise<{ ticket: ToolCallDone | null; others: ToolCallDone[] }> {
-  const ticketTool = available.find((tool) => TICKET_TOOLS.has(tool.tool));
+  const ticketTool = ruleTool(available, ticketRule, TICKET_TOOLS);
   const teamTool = available.find((tool) => tool.notification === 'slack_message');
   const mailTool = values.to ? available.find((tool) => tool.notification === 'email_sent') : undefined;
   const run = (tool: AgentTool | undefined) => {

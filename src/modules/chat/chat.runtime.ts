@@ -5,7 +5,7 @@
  */
 import { AppError } from '../../http/errors.js';
 import { LlmError, type LanguageModels, type LlmMessage, type LlmTool, type LlmToolCall } from '../../ports/llm.js';
-import { BUILTIN_KB_MODEL, toEscalation, type AgentRow } from '../agents/index.js';
+import { BUILTIN_KB_MODEL, toEscalation, toToolRules, type AgentRow } from '../agents/index.js';
 import { answerFromKnowledge, asksForHuman, languageOf, phrases, type KbPassage } from './chat.kb-responder.js';
 import {
   actionPhrases,
@@ -231,8 +231,9 @@ export function createChatRuntime(deps: RuntimeDeps) {
     const available = await toolsOf(input);
     if (!available.length) return null;
     const say = actionPhrases(languageOf(input.query));
+    const rules = toToolRules(input.agent.tool_rules);
     if (reference) {
-      const done = await lookUpOrder(deps.tools, input.companyId, available, reference, signal);
+      const done = await lookUpOrder(deps.tools, input.companyId, available, reference, signal, rules.order_lookup);
       if (!done) return null;
       onAction(done.action);
       const found = foundOrder(done);
@@ -253,6 +254,7 @@ export function createChatRuntime(deps: RuntimeDeps) {
         to: escalation.contact_email,
       },
       signal,
+      rules.escalation_ticket,
     );
     const all = [...(ticket ? [ticket] : []), ...others];
     all.forEach((done) => onAction(done.action));

@@ -1,48 +1,24 @@
 /**
- * What the MCP server reads for itself (it writes nothing): the deployed agents a caller may ask,
- * an agent's collections, and pages of collections and documents for the resource lists (keyset
+ * What the MCP server reads for itself (it writes nothing): the deployed agents a caller may ask
+ * (through the deployments module's reader), an agent's collections, and pages of collections and documents for the resource lists (keyset
  * pages on the `(company_id, created_at desc)` indexes of both tables).
  */
 import type { Executor } from '../../db/database.js';
+import { listServableDeployments } from '../deployments/index.js';
 
 export interface ServableAgent {
   agent_key: string;
   title: string;
 }
 
-/** Active agent and workflow deployments of the company, oldest first (a bound token: its agent's only). */
+/** Active agent and workflow deployments of the company as agent keys, oldest first (a bound token: its agent's only). */
 export async function listServable(
   db: Executor,
   companyId: string,
   agentId: string | null,
   limit: number,
 ): Promise<ServableAgent[]> {
-  let query = db
-    .selectFrom('deployments as d')
-    .innerJoin('regions as r', 'r.id', 'd.region_id')
-    .leftJoin('agents as a', (join) =>
-      join
-        .onRef('a.id', '=', 'd.deployable_id')
-        .onRef('a.company_id', '=', 'd.company_id')
-        .on('d.deployable_type', '=', 'agent'),
-    )
-    .leftJoin('workflows as w', (join) =>
-      join
-        .onRef('w.id', '=', 'd.deployable_id')
-        .onRef('w.company_id', '=', 'd.company_id')
-        .on('d.deployable_type', '=', 'workflow'),
-    )
-    .select((eb) => [
-      'd.deployable_id',
-      'd.channel',
-      'r.slug as region',
-      eb.fn.coalesce('a.title', 'w.name').$castTo<string>().as('title'),
-    ])
-    .where('d.company_id', '=', companyId)
-    .where('d.status', '=', 'active')
-    .where((eb) => eb.or([eb('a.id', 'is not', null), eb('w.id', 'is not', null)]));
-  if (agentId) query = query.where('d.deployable_type', '=', 'agent').where('d.agent_id', '=', agentId);
-  const rows = await query.orderBy('d.created_at', 'asc').orderBy('d.id', 'asc').limit(limit).execute();
+  const rows = await listServableDeployments(db, companyId, agentId, limit);
   return rows.map((row) => ({
     agent_key: `agent:${row.deployable_id}:${row.channel}:${row.region}`,
     title: row.title,

@@ -14,6 +14,7 @@ import { bearerKeyOrTokenAuth, type Authenticator } from '../../http/auth.js';
 import { AppError, AppErrors, errorResponses } from '../../http/errors.js';
 import { MINUTE, rateLimitHook } from '../../http/rate-limit.js';
 import { mcpCallerOf } from './mcp.caller.js';
+import { answersAsJson, jsonAnswer } from './mcp.json-answer.js';
 import type { McpModule } from './mcp.module.js';
 import { SessionsFullError, type McpSession } from './mcp.sessions.js';
 
@@ -37,10 +38,13 @@ function webRequest(request: FastifyRequest): Request {
   return new Request(`http://mcp.local${request.url}`, { method: request.method, headers });
 }
 
+function isEventStream(response: Response): boolean {
+  return Boolean(response.body && response.headers.get('content-type')?.startsWith('text/event-stream'));
+}
+
 /** Writes the transport's answer: an event stream straight to the socket, anything else through Fastify. */
 async function sendResponse(reply: FastifyReply, response: Response, done: () => void): Promise<FastifyReply> {
-  const streams = response.headers.get('content-type')?.startsWith('text/event-stream') && response.body;
-  if (!streams) {
+  if (!isEventStream(response)) {
     done();
     return reply.send(response);
   }
@@ -75,17 +79,18 @@ function sessionIdOf(request: FastifyRequest): string | undefined {
   return typeof value === 'string' && value ? value : undefined;
 }
 
+/** -32001 with a 404: the Streamable HTTP transport's word for "initialize again". */
 const sessionNotFound = () =>
   new AppError(
     404,
-    'Session not found: it ended, expired, or belongs to another credential; initialize a new one',
+    'Session not found: it ended, expired, belongs to another credential, or was opened on another instance of the service (sessions live in the instance that opened them); initialize a new one',
     'NotFound',
   );
 
 const DESCRIPTION = [
   'The Model Context Protocol over the Streamable HTTP transport (MCP 2025-06-18 and later): one JSON-RPC message or a batch per POST;',
   'an `initialize` request without `Mcp-Session-Id` opens a session whose id comes back in the `Mcp-Session-Id` header, sent on every later request.',
-  'Requests are answered as text/event-stream (the result, after any progress notifications) — the client must accept both application/json and text/event-stream.',
+  'Requests are answered as application/json (the JSON-RPC response, or an array for a batch), or as text/event-stream (progress notifications, then the result) when a request carries a progress token (`params._meta.progressToken`) — the client must accept both.',
   'Authenticate with `Authorization: Bearer <API key (sk_…) or chat token (ct_…)>`; the session is scoped to that company (a bound chat token: its agent).',
   'Tools: search_knowledge, ask_agent, list_support_queries, get_support_query; resources: switchboard://collections/{id}, switchboard://documents/{id}.',
 ].join(' ');
@@ -110,6 +115,23 @@ const EventStream = Type.String({
   description: 'text/event-stream: `event: message` and `data: <JSON-RPC message>` per event',
   examples: [
     'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\\"query\\":\\"refunds\\",\\"results\\":[]}"}]}}\n\n',
+  ],
+});
+
+const JsonRpcAnswer = Type.Unsafe<unknown>({
+  description:
+    'application/json: the JSON-RPC response (an array for a batch); text/event-stream (`event: message`, `data: <JSON-RPC message>`) when a request carries a progress token',
+  oneOf: [
+    { type: 'object', additionalProperties: true },
+    { type: 'array', items: { type: 'object', additionalProperties: true } },
+    { type: 'string' },
+  ],
+  examples: [
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: '{"query":"refunds","results":[]}' }] },
+    },
   ],
 });
 
@@ -145,6 +167,12 @@ export function mcpRoutes(mcp: McpModule, auth: Authenticator, options: McpRoute
       const done = mcp.sessions.use(session);
       try {
         const response = await session.transport.handleRequest(webRequest(request), { parsedBody: request.body });
+        if (request.method === 'POST' && isEventStream(response) && answersAsJson(request.body)) {
+          // No progress token: the responses as one JSON body (the stream is in process, read whole).
+          const answer = await jsonAnswer(response).finally(done);
+          if (!answer) throw sessionNotFound();
+          return reply.code(answer.status).headers(answer.headers).send(answer.body) as never;
+        }
         return (await sendResponse(reply, response, done)) as never;
       } catch (error) {
         done();
@@ -174,7 +202,7 @@ export function mcpRoutes(mcp: McpModule, auth: Authenticator, options: McpRoute
           body: JsonRpcMessage,
           produces: ['text/event-stream', 'application/json'],
           response: {
-            200: EventStream,
+            200: JsonRpcAnswer,
             202: Type.Null({ description: 'Notifications or responses only: accepted, nothing to answer' }),
             ...errors,
           },
