@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { TaskStatus } from './knowledge.tables.js';
 
-// ---------------------------------------------------------------- ingestion task
+// ---------------------------------------------------------------- tasks (documents and crawls)
 
 /** What a worker needs to process a document; null when it is not waiting for one. */
 export interface ClaimedDocument {
@@ -39,13 +39,7 @@ export async function claimDocument(
 ): Promise<ClaimedDocument | undefined> {
   return executor
     .updateTable('kb_documents')
-    .set({
-      status: 'processing',
-      attempt: sql<number>`attempt + 1`,
-      worker_id: workerId,
-      processing_started_at: now,
-      updated_at: now,
-    })
+    .set({ ...CLAIMED(now, workerId), processing_started_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returning([
@@ -68,25 +62,89 @@ export async function claimDocument(
 }
 
 /**
- * Puts back to pending the tasks processing under one of `workerIds` (dead workers), or, with
- * `staleBefore`, processing without an owner since before it (claimed by a direct call, or before
- * owners were recorded). Their ids, for the jobs that take them again.
+ * The rows that are tasks a worker claims and fences by attempt: a document's ingestion and a
+ * website crawl. Their state changes are these, whichever the table.
+ */
+export type TaskTable = 'kb_documents' | 'kb_crawls';
+
+/**
+ * Puts back to pending the tasks of `table` processing under one of `workerIds` (dead workers),
+ * or one task whose `attempt` is still the current one (handed back). Their ids, for the jobs
+ * that take them again.
+ */
+export async function requeueTasks(
+  executor: Executor,
+  table: TaskTable,
+  owners: { workerIds: readonly number[] } | { id: string; attempt: number },
+  now: Date,
+): Promise<string[]> {
+  if ('workerIds' in owners && owners.workerIds.length === 0) return [];
+  const rows = await executor
+    .updateTable(table)
+    .set({ status: 'pending', worker_id: null, updated_at: now })
+    .where('status', '=', 'processing')
+    .where((eb) =>
+      'workerIds' in owners
+        ? eb('worker_id', 'in', [...owners.workerIds])
+        : eb.and([eb('id', '=', owners.id), eb('attempt', '=', owners.attempt)]),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Locks the task's row if `attempt` is still the running one (else another worker took it over). */
+export async function lockTaskAttempt(
+  executor: Executor,
+  table: TaskTable,
+  id: string,
+  attempt: number,
+): Promise<boolean> {
+  const row = await executor
+    .selectFrom(table)
+    .select('id')
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('status', '=', 'processing')
+    .forUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A pending task taken by `workerId` (null: a direct call): processing, attempt + 1. */
+export const CLAIMED = (now: Date, workerId: number | null) => ({
+  status: 'processing' as const,
+  attempt: sql<number>`attempt + 1`,
+  worker_id: workerId,
+  updated_at: now,
+});
+
+/** A document's task back to pending with a new task id (new content, or a crawled page changed). */
+export const PENDING_AGAIN = (now: Date) => ({
+  status: 'pending' as const,
+  error: null,
+  task_id: sql<string>`gen_random_uuid()`,
+  completed_at: null,
+  updated_at: now,
+});
+
+/**
+ * Puts back to pending the ingestion tasks of dead workers (`workerIds`), or, with
+ * `staleBefore`, those processing without an owner since before it (claimed by a direct call, or
+ * before owners were recorded). Their ids, for the jobs that take them again.
  */
 export async function requeueDocuments(
   executor: Executor,
   owners: { workerIds: readonly number[] } | { staleBefore: Date },
   now: Date,
 ): Promise<string[]> {
-  if ('workerIds' in owners && owners.workerIds.length === 0) return [];
+  if ('workerIds' in owners) return requeueTasks(executor, 'kb_documents', owners, now);
   const rows = await executor
     .updateTable('kb_documents')
     .set({ status: 'pending', worker_id: null, updated_at: now })
     .where('status', '=', 'processing')
-    .where((eb) =>
-      'workerIds' in owners
-        ? eb('worker_id', 'in', [...owners.workerIds])
-        : eb.and([eb('worker_id', 'is', null), eb('processing_started_at', '<', owners.staleBefore)]),
-    )
+    .where('worker_id', 'is', null)
+    .where('processing_started_at', '<', owners.staleBefore)
     .returning('id')
     .execute();
   return rows.map((row) => row.id);
@@ -94,14 +152,7 @@ export async function requeueDocuments(
 
 /** Puts one claimed task back to pending if `attempt` is still the current one. */
 export async function releaseDocument(executor: Executor, id: string, attempt: number, now: Date): Promise<boolean> {
-  const result = await executor
-    .updateTable('kb_documents')
-    .set({ status: 'pending', worker_id: null, updated_at: now })
-    .where('id', '=', id)
-    .where('attempt', '=', attempt)
-    .where('status', '=', 'processing')
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return (await requeueTasks(executor, 'kb_documents', { id, attempt }, now)).length > 0;
 }
 
 /** Records how far run `taskId` of a document has got (one row per document, the latest run's). */
@@ -127,17 +178,8 @@ export async function saveProgress(
 }
 
 /** Locks the document row if `attempt` is still the current one (else another worker took it). */
-export async function lockAttempt(executor: Executor, id: string, attempt: number): Promise<boolean> {
-  const row = await executor
-    .selectFrom('kb_documents')
-    .select('id')
-    .where('id', '=', id)
-    .where('attempt', '=', attempt)
-    .where('status', '=', 'processing')
-    .forUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
-}
+export const lockAttempt = (executor: Executor, id: string, attempt: number) =>
+  lockTaskAttempt(executor, 'kb_documents', id, attempt);
 
 export async function finishDocument(
   executor: Executor,
