@@ -298,9 +298,9 @@ export interface Config {
   shutdownTimeoutMs: number;
   /**
    * HTTP_REQUEST_TIMEOUT_MS: the whole request (headers and body) must arrive in time, else 408;
-   * HTTP_HEADERS_TIMEOUT_MS: the headers; HTTP_MAX_CONNECTIONS_PER_ADDRESS (0: no bound).
+   * HTTP_HEADERS_TIMEOUT_MS; HTTP_MAX_CONNECTIONS_PER_ADDRESS (0: no bound); HTTP_LISTEN_BACKLOG.
    */
-  http: { requestTimeoutMs: number; headersTimeoutMs: number; maxConnectionsPerAddress: number };
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; maxConnectionsPerAddress: number; listenBacklog: number };
   /** METRICS_TOKEN: when set, GET /metrics asks for `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   bootstrap: {
@@ -356,6 +356,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
       headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
       maxConnectionsPerAddress: int(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+      listenBacklog: int(env, 'HTTP_LISTEN_BACKLOG', 4096, 1, 65_535),
     },
     metricsToken: metricsToken(env),
     bootstrap: {
