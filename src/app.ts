@@ -40,6 +40,7 @@ import { finishOpenApiDocument, transformRouteSchema } from './http/openapi.js';
 import { HOUR, MINUTE, rateLimitHook } from './http/rate-limit.js';
 import { csrfOriginCheck } from './http/session-cookie.js';
 import { handleClientError, handleFrameworkError } from './http/transport-errors.js';
+import { lazySerializers } from './http/serialization.js';
 import { createValidatorCompiler, describeValidationError, refuseUnsafeInput } from './http/validation.js';
 import { Agent, agentsRoutes, Region } from './modules/agents/index.js';
 import { channelsRoutes } from './modules/channels/index.js';
@@ -144,6 +145,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
     ajv: { customOptions: { coerceTypes: 'array' } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
     // genReqId reads x-request-id itself so that an unsafe value is replaced rather than logged.
     requestIdHeader: false,
     genReqId: requestIdOf,

@@ -2,6 +2,7 @@
  * The readers config.ts parses the environment with: each names the variable in the ConfigError
  * it throws. Reads only the `env` object it is given (config.ts alone passes process.env).
  */
+import path from 'node:path';
 
 export class ConfigError extends Error {
   constructor(
@@ -79,4 +80,9 @@ export function hostList(env: Env, name: string): string[] {
   const bad = hosts.find((host) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host));
   if (bad) throw new ConfigError(name, `holds "${bad}", not a host or host:port`);
   return hosts;
+}
+
+/** MODELS_DIR: local transformers.js models, laid out as `<org>/<model>`. */
+export function modelsDir(env: Env): string {
+  return path.resolve(str(env, 'MODELS_DIR') ?? './models');
 }

@@ -4,20 +4,17 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { bool, ConfigError, hostList, identifier, int, oneOf, str, url, type Env } from './config.parse.js';
+import { bool, ConfigError, identifier, int, modelsDir, oneOf, str, url, type Env } from './config.parse.js';
+import { knowledgeConfig, type KnowledgeConfig } from './config.knowledge.js';
 import { widgetConfig, type WidgetConfig } from './config.widget.js';
 import { mcpConfig, type McpConfig } from './config.mcp.js';
 import { integrationsConfig, webhooksConfig, type IntegrationsConfig, type WebhooksConfig } from './config.outbound.js';
 
 export type { IntegrationsConfig, WebhooksConfig } from './config.outbound.js';
+export type { KnowledgeConfig } from './config.knowledge.js';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './config.outbound.js';
 
 export { ConfigError };
-
-/** MODELS_DIR: local transformers.js models, laid out as `<org>/<model>`. */
-function modelsDir(env: Env): string {
-  return path.resolve(str(env, 'MODELS_DIR') ?? './models');
-}
 
 function secret(env: Env, name: string, prefix: string): string | undefined {
   const raw = str(env, name);
@@ -131,80 +128,6 @@ function llmProviders(env: Env): LlmProviderConfig[] {
     }
     return { name, type: type as LlmProviderConfig['type'], apiKey, baseUrl, models: models as string[] };
   });
-}
-
-/** Knowledge base: uploads, website fetches and embeddings (documents and collections families). */
-export interface KnowledgeConfig {
-  /** MAX_UPLOAD_MB: file uploads and article bodies above it are refused with 413. */
-  maxUploadBytes: number;
-  /** ALLOW_PRIVATE_URLS: let website uploads reach loopback/private/link-local addresses (tests only). */
-  allowPrivateUrls: boolean;
-  fetchTimeoutMs: number;
-  fetchMaxBytes: number;
-  allowedHosts: string[]; // WEBSITE_ALLOWED_HOSTS: host[:port], comma-separated, fetched though private
-  crawl: { concurrency: number; delayMs: number }; // CRAWL_CONCURRENCY fetches at once, CRAWL_DELAY_MS apart
-  /**
-   * SEARCH_MEMORY_MAX_CHUNKS: a company's knowledge base with at most this many chunks is also
-   * held in memory, so that its searches need no database round trip (0: every search in SQL).
-   * All companies held together stay within four times this many chunks.
-   */
-  searchMemoryMaxChunks: number;
-  /**
-   * SEARCH_INDEX_MAX_CHUNKS: a larger knowledge base, up to this many chunks, has its full-text
-   * lane (BM25) answered from an in-process index (0: in SQL); SEARCH_INDEX_BUDGET_MB bounds the
-   * memory of those indexes for all companies together.
-   */
-  searchIndexMaxChunks: number;
-  searchIndexBudgetBytes: number;
-  embeddings: {
-    /** EMBEDDINGS_PROVIDER: `openai` (an OpenAI-compatible API), `local` (transformers.js) or `none`. */
-    provider: 'openai' | 'local' | 'none';
-    url: string | undefined;
-    apiKey: string | undefined;
-    model: string;
-    /** MODELS_DIR: local models laid out as `<org>/<model>` (transformers.js convention). */
-    modelsDir: string;
-    /** EMBEDDINGS_ALLOW_DOWNLOAD: let the local embedder fetch its model from the model hub. */
-    allowDownload: boolean;
-    batchSize: number;
-    timeoutMs: number;
-  };
-}
-
-function knowledgeConfig(env: Env): KnowledgeConfig {
-  const embeddingsUrl = url(env, 'EMBEDDINGS_URL', ['http:', 'https:']);
-  const provider = oneOf(
-    env,
-    'EMBEDDINGS_PROVIDER',
-    ['openai', 'local', 'none'] as const,
-    embeddingsUrl ? 'openai' : 'local',
-  );
-  if (provider === 'openai' && !embeddingsUrl)
-    throw new ConfigError('EMBEDDINGS_URL', 'is required when EMBEDDINGS_PROVIDER is openai');
-  const defaultModel =
-    provider === 'openai' ? 'text-embedding-3-small' : 'Xenova/paraphrase-multilingual-MiniLM-L12-v2';
-  return {
-    maxUploadBytes: int(env, 'MAX_UPLOAD_MB', 25, 1, 2048) * 1024 * 1024,
-    allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
-    fetchTimeoutMs: int(env, 'WEBSITE_FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
-    fetchMaxBytes: int(env, 'WEBSITE_MAX_MB', 5, 1, 100) * 1024 * 1024,
-    allowedHosts: hostList(env, 'WEBSITE_ALLOWED_HOSTS'),
-    crawl: { concurrency: int(env, 'CRAWL_CONCURRENCY', 2, 1, 8), delayMs: int(env, 'CRAWL_DELAY_MS', 500, 0, 60_000) },
-    searchMemoryMaxChunks: int(env, 'SEARCH_MEMORY_MAX_CHUNKS', 10_000, 0, 1_000_000),
-    searchIndexMaxChunks: int(env, 'SEARCH_INDEX_MAX_CHUNKS', 2_000_000, 0, 50_000_000),
-    searchIndexBudgetBytes: int(env, 'SEARCH_INDEX_BUDGET_MB', 1024, 1, 1_048_576) * 1024 * 1024,
-    embeddings: {
-      provider,
-      url: embeddingsUrl,
-      apiKey: str(env, 'EMBEDDINGS_API_KEY'),
-      model: str(env, 'EMBEDDINGS_MODEL') ?? defaultModel,
-      modelsDir: modelsDir(env),
-      // Tests never reach for the model hub unless asked to.
-      allowDownload: bool(env, 'EMBEDDINGS_ALLOW_DOWNLOAD', str(env, 'NODE_ENV') !== 'test'),
-      batchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 64, 1, 2048),
-      timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 30_000, 100, 600_000),
-    },
-  };
 }
 
 /** Speech to text: the `audio` of a chat turn (DESIGN §9). */
@@ -375,9 +298,9 @@ export interface Config {
   shutdownTimeoutMs: number;
   /**
    * HTTP_REQUEST_TIMEOUT_MS: the whole request (headers and body) must arrive in time, else 408;
-   * HTTP_HEADERS_TIMEOUT_MS: the headers; HTTP_MAX_CONNECTIONS_PER_ADDRESS (0: no bound).
+   * HTTP_HEADERS_TIMEOUT_MS; HTTP_MAX_CONNECTIONS_PER_ADDRESS (0: no bound); HTTP_LISTEN_BACKLOG.
    */
-  http: { requestTimeoutMs: number; headersTimeoutMs: number; maxConnectionsPerAddress: number };
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; maxConnectionsPerAddress: number; listenBacklog: number };
   /** METRICS_TOKEN: when set, GET /metrics asks for `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   bootstrap: {
@@ -433,6 +356,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
       headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
       maxConnectionsPerAddress: int(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+      listenBacklog: int(env, 'HTTP_LISTEN_BACKLOG', 4096, 1, 65_535),
     },
     metricsToken: metricsToken(env),
     bootstrap: {

@@ -92,7 +92,8 @@ export async function startServer(
     if (result.created) print(describeBootstrap(result));
     const app = await buildApp(container);
     await container.start();
-    const url = await app.listen({ host: config.host, port: config.port });
+    // Node's default backlog (511) overflows under a burst of connections (clients then see resets).
+    const url = await app.listen({ host: config.host, port: config.port, backlog: config.http.listenBacklog });
     let stopping: Promise<void> | undefined;
     const running: Container = container;
     return {

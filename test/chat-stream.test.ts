@@ -33,15 +33,20 @@ describe('POST /agent/stream', () => {
   it('streams start, one agent_text_chunk per model token as it is produced, then end', async () => {
     const setup = await chatSetup(t.app, t.container, llmAgent);
     const tokens = ['The', ' answer', ' is', ' 42.'];
-    let lastTokenSentAt = 0;
-    fake.reply = () => {
-      setTimeout(() => (lastTokenSentAt = Date.now()), 4 * 150);
-      return { tokens, delayMs: 150 };
-    };
-    const events = await readChatStream(streamUrl(), setup.token, {
-      agent_key: setup.agentKey,
-      query: 'What is the answer?',
-    });
+    // The provider holds its last token until the client has the first: only a stream that sends
+    // each token as it is produced can finish (a buffered one would wait forever; the test's time
+    // limit says so).
+    let firstSeen!: () => void;
+    const clientHasFirst = new Promise<void>((resolve) => (firstSeen = resolve));
+    fake.reply = () => ({ tokens, delayMs: 20, holdBefore: { index: tokens.length - 1, until: clientHasFirst } });
+    const events = await readChatStream(
+      streamUrl(),
+      setup.token,
+      { agent_key: setup.agentKey, query: 'What is the answer?' },
+      (event) => {
+        if (event.type === 'agent_text_chunk') firstSeen();
+      },
+    );
     expect(events.map((event) => event.type)).toEqual([
       'start',
       'agent_text_chunk',
@@ -55,8 +60,6 @@ describe('POST /agent/stream', () => {
     expect(
       events.every((event) => event.data.conversation_id === conversationId && event.data.type === event.type),
     ).toBe(true);
-    // The first token reached the client while the provider was still producing the rest.
-    expect(events[1]!.at).toBeLessThan(lastTokenSentAt);
     expect(events[5]!.data).toMatchObject({ was_resolved: true, content: '' });
     const messages = await t.app.inject({
       method: 'GET',

@@ -94,6 +94,21 @@ describe('the CPU pool', () => {
     expect(pool.stats().slow).toEqual({ queued: 0, running: 0, refused: 1 });
   });
 
+  it('starts urgent jobs ahead of queued ones that are not, first come first served among them', async () => {
+    pool = createCpuPool({ threads: 1, kinds: { slow: { queue: 8 } } });
+    const door = gate();
+    const order: string[] = [];
+    const run = (label: string, urgent = false) =>
+      pool!.run(gated(), { gate: door.buffer, label }, { urgent }).then((done) => void order.push(done));
+    const all = [run('running')];
+    await until(() => pool!.stats().slow!.running === 1);
+    all.push(run('n1'), run('u1', true), run('n2'), run('u2', true));
+    expect(pool.stats().slow!.queued).toBe(4);
+    door.open();
+    await Promise.all(all);
+    expect(order).toEqual(['running', 'u1', 'u2', 'n1', 'n2']);
+  });
+
   it('keeps a thread for other kinds when a kind’s running cap is below the threads', async () => {
     pool = createCpuPool({ threads: 2, kinds: { heavy: { queue: 4, running: 1 }, light: { queue: 4 } } });
     const door = gate();

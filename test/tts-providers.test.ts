@@ -2,10 +2,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createElevenLabsTts } from '../src/adapters/elevenlabs/elevenlabs-tts.js';
 import { createElevenLabsVoices } from '../src/adapters/elevenlabs/elevenlabs-voices.js';
+import { SPEECH_KIND } from '../src/adapters/espeak/espeak-tts.js';
 import { createOpenAiTts } from '../src/adapters/openai-compatible/openai-tts.js';
+import { createCpuPool } from '../src/lib/cpu-pool.js';
 import { SpeechError } from '../src/ports/speech.js';
 import type { SynthesisRequest, TextToSpeech } from '../src/ports/text-to-speech.js';
 import { startFakeElevenLabsTts, type FakeTtsPeer } from './helpers/fake-elevenlabs-tts.js';
+import { parseMp3 } from './helpers/audio.js';
+import { ffmpegDecode, hasFfmpeg } from './helpers/ffmpeg.js';
 import { startFakeOpenAiSpeech } from './helpers/fake-openai-speech.js';
 
 const VOICE = '21m00Tcm4TlvDq8ikWAM';
@@ -117,19 +121,39 @@ describe('OpenAI speech protocol', () => {
   beforeAll(async () => {
     peer = await startFakeOpenAiSpeech();
   });
-  afterAll(() => peer.close());
-  const tts = (apiKey = peer.apiKey, timeoutMs = 5000) =>
-    createOpenAiTts({ baseUrl: `${peer.url}/v1`, apiKey, model: 'tts-1', timeoutMs });
-
-  it('asks for MP3 and streams it through', async () => {
-    const chunks = await collect(tts(), { voice: { voiceId: 'alloy' }, speed: 150 });
-    expect(Buffer.concat(chunks).toString()).toBe('AUDIO:Hello there.');
-    expect(peer.requests.at(-1)).toMatchObject({
-      path: '/v1/audio/speech',
-      credential: peer.apiKey,
-      body: { model: 'tts-1', input: 'Hello there.', voice: 'alloy', response_format: 'mp3', speed: 1.5 },
-    });
+  const cpu = createCpuPool({ threads: 1, kinds: { [SPEECH_KIND]: { queue: 16 } } });
+  afterAll(async () => {
+    await peer.close();
+    await cpu.close();
   });
+  const tts = (apiKey = peer.apiKey, timeoutMs = 5000) =>
+    createOpenAiTts({ baseUrl: `${peer.url}/v1`, apiKey, model: 'tts-1', timeoutMs, cpu });
+
+  it.each([
+    ['mp3_44100_128', 44100, 128],
+    ['mp3_22050_32', 22050, 32],
+  ] as const)(
+    'asks for the protocol PCM and answers %s with MP3 at that rate and bitrate',
+    async (format, rate, kbps) => {
+      // The peer's "audio" is its bytes: 24 kHz 16-bit PCM to us (as the protocol's pcm is).
+      const text = 'Hello there, this is the provider speaking. '.repeat(20);
+      const samples = Buffer.byteLength(`AUDIO:${text}`) >> 1;
+      const streamed = Buffer.concat(await collect(tts(), { text, format, voice: { voiceId: 'alloy' }, speed: 150 }));
+      expect(peer.requests.at(-1)).toMatchObject({
+        path: '/v1/audio/speech',
+        credential: peer.apiKey,
+        body: { model: 'tts-1', input: text, voice: 'alloy', response_format: 'pcm', speed: 1.5 },
+      });
+      const mp3 = parseMp3(streamed);
+      expect([...mp3.sampleRates]).toEqual([rate]);
+      expect([...mp3.bitrates]).toEqual([kbps]);
+      if (hasFfmpeg) {
+        // Complete (a spoken turn's chunk): exactly the provider's samples, resampled to the format's rate.
+        const complete = Buffer.concat(await collect(tts(), { text, format, complete: true }));
+        expect((await ffmpegDecode(complete)).length).toBe(Math.round((samples * rate) / 24000));
+      }
+    },
+  );
 
   it('asks for 24 kHz PCM and wraps it in a WAV header for wav_24000', async () => {
     const bytes = Buffer.concat(await collect(tts(), { format: 'wav_24000' }));
@@ -137,7 +161,8 @@ describe('OpenAI speech protocol', () => {
     expect(bytes.readUInt32LE(24)).toBe(24000);
     expect(bytes.subarray(44).toString()).toBe('AUDIO:Hello there.');
     expect(peer.requests.at(-1)!.body.response_format).toBe('pcm');
-    expect(tts().formats).not.toContain('ulaw_8000');
+    expect(tts().formats).toContain('ulaw_8000');
+    expect(tts().formats).not.toContain('mp3_44100_32');
   });
 
   it('turns 401 into an unavailable engine', async () => {

@@ -106,24 +106,24 @@ describe('the synthesis cache', () => {
 
   it('keeps each company within its bytes, least recently used out first, and never answers across companies', () => {
     const cache = createSpeechCache({ maxBytes: 4000, companyBytes: 1000 })!;
-    cache.set('a', key('one'), Buffer.alloc(250, 1));
-    cache.set('a', key('two'), Buffer.alloc(250, 2));
-    cache.set('a', key('three'), Buffer.alloc(250, 3));
+    cache.set('a', key('one'), [Buffer.alloc(250, 1)]);
+    cache.set('a', key('two'), [Buffer.alloc(250, 2)]);
+    cache.set('a', key('three'), [Buffer.alloc(250, 3)]);
     cache.get('a', key('one'));
-    cache.set('a', key('four'), Buffer.alloc(250, 4));
-    cache.set('a', key('five'), Buffer.alloc(250, 5));
+    cache.set('a', key('four'), [Buffer.alloc(250, 4)]);
+    cache.set('a', key('five'), [Buffer.alloc(250, 5)]);
     expect(cache.get('a', key('two'))).toBeUndefined();
-    expect(cache.get('a', key('one'))?.[0]).toBe(1);
+    expect(cache.get('a', key('one'))?.[0]?.[0]).toBe(1);
     expect(cache.stats()).toEqual({ companies: 1, entries: 4, bytes: 1000 });
     expect(cache.get('b', key('one'))).toBeUndefined();
     // Larger than a quarter of a partition: not kept.
-    cache.set('b', key('big'), Buffer.alloc(251));
+    cache.set('b', key('big'), [Buffer.alloc(200), Buffer.alloc(51)]);
     expect(cache.get('b', key('big'))).toBeUndefined();
   });
 
   it('holds at most maxBytes / companyBytes partitions, and is off at 0', () => {
     const cache = createSpeechCache({ maxBytes: 2000, companyBytes: 1000 })!;
-    for (const company of ['a', 'b', 'c']) cache.set(company, key('x'), Buffer.alloc(100));
+    for (const company of ['a', 'b', 'c']) cache.set(company, key('x'), [Buffer.alloc(100)]);
     expect(cache.stats().companies).toBe(2);
     expect(cache.get('a', key('x'))).toBeUndefined();
     expect(createSpeechCache({ maxBytes: 0, companyBytes: 1000 })).toBeNull();

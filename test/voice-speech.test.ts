@@ -249,7 +249,7 @@ describe('text to speech through providers', () => {
       const tenant = await createTenant(t.container);
       const post = (payload: object) =>
         t.app.inject({ method: 'POST', url: TTS(RACHEL), headers: tenant.headers, payload });
-      const refused = await post({ text: 'Hi.', output_format: 'ulaw_8000' });
+      const refused = await post({ text: 'Hi.', output_format: 'mp3_44100_32' });
       expect(refused.statusCode).toBe(400);
       expect(refused.json().detail).toContain('pcm_24000');
       const ok = await post({ text: 'Hi.', output_format: 'pcm_24000' });

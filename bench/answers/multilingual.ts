@@ -17,7 +17,7 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer } from '../../src/container.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
-import { answerFromKnowledge, languageOf } from '../../src/modules/chat/chat.kb-responder.js';
+import { answerFromKnowledge } from '../../src/modules/chat/chat.kb-responder.js';
 import { createTenant } from '../../test/helpers/factories.js';
 import { benchDatabase } from '../lib/harness.js';
 import { comparable } from './comparable.js';
@@ -87,7 +87,7 @@ async function main() {
         const { results } = await container.knowledge.search(tenant.companyId, { query: question.text, topK: 4 });
         const answer = answerFromKnowledge(question.text, results);
         const cited = answer.citations.map((citation) => articleOf.get(citation.document_id)!);
-        const fallback = languageOf(question.text) !== lang || cited.some((article) => article.lang !== lang);
+        const fallback = answer.language !== lang || cited.some((article) => article.lang !== lang);
         if (fallback) fallbacks++;
         const said = comparable(answer.sentences.join(' '));
         if (question.kind === 'unanswerable') {

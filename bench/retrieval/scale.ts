@@ -5,8 +5,9 @@
  *
  * Seeds a company of a dedicated database with SQL: SciFact's 5,183 abstracts chunked as the
  * ingestion chunks them (~14.5k chunks), with the same tsvectors, token counts and postings the
- * ingestion writes, then copied with generate_series (new ids, same text) to each size of
- * `--copies` (×7 ≈ 101k chunks, ×70 ≈ 1M). Postings (the SQL lane's table) are written only
+ * ingestion writes (bench/retrieval/seed.ts), then copied with generate_series (new ids, same
+ * text; every copy in one statement per table, triggers off) to each size of `--copies`
+ * (×7 ≈ 89k chunks, ×70 ≈ 1M). Postings (the SQL lane's table) are written only
  * up to `--postings-up-to` copies: the in-process index reads the chunks, and 70M posting rows
  * would take the seeding past the bench's time (the SQL lane is measured at the smaller size).
  *
@@ -36,10 +37,10 @@ import { Bm25Index } from '../../src/modules/knowledge/knowledge.bm25-index.js';
 import { readAllChunks } from '../../src/modules/knowledge/knowledge.index.repo.js';
 import { queryConfigs } from '../../src/modules/knowledge/knowledge.retrieval.js';
 import { queryLexemes } from '../../src/modules/knowledge/knowledge.search.repo.js';
-import { chunkText } from '../../src/modules/knowledge/knowledge.text.js';
 import { chatSetup, type ChatSetup } from '../../test/helpers/chat.js';
 import { benchDatabase, percentile } from '../lib/harness.js';
 import { loadDataset } from './datasets.js';
+import { seedDataset, setCorpusStats } from './seed.js';
 
 const { values } = parseArgs({
   options: {
@@ -82,36 +83,13 @@ async function instance(databaseUrl: string, env: Record<string, string>) {
   return { container, app, close: async () => (await app.close(), await container.close()) };
 }
 
-/** SciFact chunked as ingestion chunks it, into the company (documents, chunks, postings, statistics). */
-async function seedBase(db: Db, companyId: string, createdBy: string) {
-  const dataset = await loadDataset('scifact');
-  const docs = dataset.corpus.map((doc) => ({
-    id: randomUUID(),
-    title: doc.title,
-    content: doc.text || doc.title,
-    chunks: chunkText(doc.text || doc.title, 'en'),
-  }));
-  for (let start = 0; start < docs.length; start += 500) {
-    const batch = docs.slice(start, start + 500);
-    await sql`
-      with d as (
-        select * from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as x(id uuid, title text, content text, chunks text[])
-      ), ins as (
-        insert into kb_documents (id, company_id, title, categories, source_type, content, content_tsv, language, status,
-                                  chunk_count, embedding_status, created_by, completed_at)
-        select d.id, ${companyId}, d.title, '{}', 'article', d.content, to_tsvector('english', d.title || ' ' || d.content),
-               'en', 'completed', cardinality(d.chunks), 'unavailable', ${createdBy}, now()
-        from d returning id, title, created_at
-      )
-      insert into kb_chunks (company_id, document_id, categories, document_created_at, ordinal, text, language, tsv, token_count)
-      select ${companyId}, ins.id, '{}', ins.created_at, c.ordinal - 1, c.text, 'en',
-             to_tsvector('english', ins.title || ' ' || c.text),
-             (select coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) from unnest(to_tsvector('english', ins.title || ' ' || c.text)) u)
-      from ins join d on d.id = ins.id, unnest(d.chunks) with ordinality c(text, ordinal)`.execute(db);
-  }
-}
-
-/** Copies the base documents and chunks until the company holds `copies` times them. */
+/**
+ * Copies the base documents and chunks until the company holds `copies` times them: every copy
+ * at once, one statement per table (documents, chunks, and the postings copied from the base
+ * chunks' — a copy's text is the base's), with the triggers off (the change log and the list
+ * notifications of a bulk load nobody listens to; foreign keys hold by construction). The corpus
+ * statistics are set once at the end.
+ */
 async function growTo(db: Db, companyId: string, copies: number, withPostings: boolean) {
   const have = await sql<{
     n: number;
@@ -122,35 +100,43 @@ async function growTo(db: Db, companyId: string, copies: number, withPostings: b
     db,
   );
   const current = Math.round(have.rows[0]!.n / base.rows[0]!.n);
-  for (let copy = current + 1; copy <= copies; copy++) {
-    await db.transaction().execute(async (trx) => {
-      await sql`create temp table copy_map on commit drop as
-        select id as old_id, gen_random_uuid() as new_id from kb_documents
-        where company_id = ${companyId} and title not like '% (copy %'`.execute(trx);
-      await sql`insert into kb_documents (id, company_id, title, categories, source_type, content, content_tsv, language,
-                                          status, chunk_count, embedding_status, created_by, completed_at)
-        select m.new_id, d.company_id, d.title || ' (copy ' || ${copy}::int || ')', d.categories, d.source_type, d.content,
-               d.content_tsv, d.language, d.status, d.chunk_count, d.embedding_status, d.created_by, now()
-        from kb_documents d join copy_map m on m.old_id = d.id`.execute(trx);
-      await sql`insert into kb_chunks (company_id, document_id, collection_id, categories, document_created_at, ordinal,
-                                       text, language, tsv, token_count)
-        select c.company_id, m.new_id, c.collection_id, c.categories, now(), c.ordinal, c.text, c.language, c.tsv, c.token_count
-        from kb_chunks c join copy_map m on m.old_id = c.document_id`.execute(trx);
-    });
-    process.stdout.write(`\rcopied ${copy}/${copies}`);
-  }
-  process.stdout.write('\n');
-  if (withPostings) {
-    await sql`insert into kb_postings (company_id, lexeme, chunk_id, tf, dl)
-      select c.company_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.token_count
-      from kb_chunks c, unnest(c.tsv) u
-      where c.company_id = ${companyId} and not exists (select 1 from kb_postings p where p.company_id = c.company_id and p.chunk_id = c.id)
-      on conflict do nothing`.execute(db);
-  }
-  await sql`update kb_corpus_stats s set chunk_count = x.n, token_total = x.tokens, version = s.version + 1
-    from (select count(*) as n, sum(token_count) as tokens from kb_chunks where company_id = ${companyId}) x
-    where s.company_id = ${companyId}`.execute(db);
-  await sql`delete from kb_chunk_changes where company_id = ${companyId}`.execute(db);
+  await db.transaction().execute(async (trx) => {
+    await sql`set local session_replication_role = replica`.execute(trx);
+    if (withPostings) {
+      // Postings of every chunk held so far that has none (the base, or copies grown without them).
+      await sql`insert into kb_postings (company_id, lexeme, chunk_id, tf, dl)
+        select c.company_id, u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.token_count
+        from kb_chunks c, unnest(c.tsv) u
+        where c.company_id = ${companyId}
+          and not exists (select 1 from kb_postings p where p.company_id = c.company_id and p.chunk_id = c.id)`.execute(
+        trx,
+      );
+    }
+    if (copies <= current) return;
+    await sql`create temp table copy_docs on commit drop as
+      select d.id as old_id, gen_random_uuid() as new_id, g.copy
+      from kb_documents d, generate_series(${current + 1}::int, ${copies}::int) g(copy)
+      where d.company_id = ${companyId} and d.title not like '% (copy %'`.execute(trx);
+    await sql`create temp table copy_chunks on commit drop as
+      select c.id as old_id, gen_random_uuid() as new_id, m.new_id as document_id
+      from kb_chunks c join copy_docs m on m.old_id = c.document_id`.execute(trx);
+    await sql`insert into kb_documents (id, company_id, title, categories, source_type, content, content_tsv, language,
+                                        status, chunk_count, embedding_status, created_by, completed_at)
+      select m.new_id, d.company_id, d.title || ' (copy ' || m.copy || ')', d.categories, d.source_type, d.content,
+             d.content_tsv, d.language, d.status, d.chunk_count, d.embedding_status, d.created_by, now()
+      from kb_documents d join copy_docs m on m.old_id = d.id`.execute(trx);
+    await sql`insert into kb_chunks (id, company_id, document_id, collection_id, categories, document_created_at, ordinal,
+                                     text, language, tsv, token_count)
+      select m.new_id, c.company_id, m.document_id, c.collection_id, c.categories, now(), c.ordinal, c.text, c.language,
+             c.tsv, c.token_count
+      from kb_chunks c join copy_chunks m on m.old_id = c.id`.execute(trx);
+    if (withPostings)
+      await sql`insert into kb_postings (company_id, lexeme, chunk_id, tf, dl)
+        select p.company_id, p.lexeme, m.new_id, p.tf, p.dl
+        from kb_postings p join copy_chunks m on m.old_id = p.chunk_id
+        where p.company_id = ${companyId}`.execute(trx);
+  });
+  await setCorpusStats(db, companyId);
   await sql`vacuum analyze kb_chunks`.execute(db);
   await sql`vacuum analyze kb_postings`.execute(db);
   await sql`vacuum analyze kb_documents`.execute(db);
@@ -307,8 +293,7 @@ async function main() {
   const queries = dataset.queries.slice(0, Number(values.queries)).map((query) => query.text);
   try {
     let t0 = performance.now();
-    await sql`insert into kb_corpus_stats (company_id) values (${tenant.companyId})`.execute(db);
-    await seedBase(db, tenant.companyId, tenant.userId);
+    await seedDataset(db, tenant.companyId, tenant.userId, dataset);
     console.log(`seeded SciFact in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     for (const copies of sizes) {
       t0 = performance.now();

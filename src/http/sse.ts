@@ -19,3 +19,34 @@ export function startEventStream(reply: FastifyReply): ServerResponse {
   reply.raw.writeHead(200, headers as Record<string, string>);
   return reply.raw;
 }
+
+interface Beat {
+  timer: NodeJS.Timeout;
+  streams: Set<() => void>;
+}
+const beats = new Map<number, Beat>();
+
+/**
+ * Calls `beat` every `everyMs` until the returned function is called. Every stream of one period
+ * shares one timer (thousands of open streams hold one interval, not one each), so a stream's
+ * first beat comes within `everyMs` of its start rather than exactly `everyMs` after it.
+ */
+export function onHeartbeat(everyMs: number, beat: () => void): () => void {
+  let shared = beats.get(everyMs);
+  if (!shared) {
+    const streams = new Set<() => void>();
+    const timer = setInterval(() => {
+      for (const each of streams) each();
+    }, everyMs);
+    timer.unref();
+    shared = { timer, streams };
+    beats.set(everyMs, shared);
+  }
+  const { streams, timer } = shared;
+  streams.add(beat);
+  return () => {
+    if (!streams.delete(beat) || streams.size > 0) return;
+    clearInterval(timer);
+    if (beats.get(everyMs)?.streams === streams) beats.delete(everyMs);
+  };
+}

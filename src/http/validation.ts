@@ -67,14 +67,34 @@ function mapValues(value: unknown, map: (item: unknown) => unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, map(item)]));
 }
 
+/**
+ * Each route's validators are compiled on the route's first request, not at start: a process
+ * holds the generated code of the routes it serves only (several hundred routes' validators
+ * compiled at start cost tens of MiB of idle memory); the first request of a route pays its
+ * compilation once.
+ */
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const coercing = makeAjv({ coerceTypes: 'array' });
   // Bodies: an unknown property is an error, not silently dropped (see closeBodySchema).
   const strict = makeAjv({ coerceTypes: false, removeAdditional: false });
   return ({ schema, httpPart }) =>
-    httpPart === 'body'
-      ? strict.compile(closeBodySchema(schema) as object)
-      : finiteNumbersOnly(coercing.compile(schema as object));
+    onFirstUse(() =>
+      httpPart === 'body'
+        ? strict.compile(closeBodySchema(schema) as object)
+        : finiteNumbersOnly(coercing.compile(schema as object)),
+    );
+}
+
+/** A validator that compiles itself on its first call (its `errors` are those of the last call). */
+function onFirstUse(compile: () => ValidateFunction): ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  const wrapped = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
+    validate ??= compile();
+    const valid = validate(data, context) as boolean;
+    wrapped.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return wrapped;
 }
 
 /**

@@ -126,7 +126,20 @@ export function createJobQueue(options: {
   let registration: WorkerRegistration | null = null;
   let sweepTimer: NodeJS.Timeout | undefined;
   const loops: Promise<void>[] = [];
-  const idle = new AbortController();
+  // The task loops waiting for their next poll, woken at once by `stop` (one set, not one abort
+  // listener per loop on a shared signal: a worker runs more loops than an EventTarget's 10).
+  const sleepers = new Set<() => void>();
+  const idleSleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (stopped) return resolve();
+      const wake = () => {
+        clearTimeout(timer);
+        sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      sleepers.add(wake);
+    });
 
   const defined = (name: string) => definitions.get(name) ?? tasks.get(name);
 
@@ -165,7 +178,7 @@ export function createJobQueue(options: {
         onError(error as Error);
       }
       if (taken === null) {
-        await sleep(pollMs, idle.signal);
+        await idleSleep(pollMs);
         continue;
       }
       const task = taken.task;
@@ -179,7 +192,7 @@ export function createJobQueue(options: {
           .transaction()
           .execute((trx) => def.release(trx, task))
           .catch(onError);
-        await sleep(pollMs, idle.signal);
+        await idleSleep(pollMs);
       }
     }
   }
@@ -270,7 +283,7 @@ export function createJobQueue(options: {
       stopped = true;
       if (started) {
         clearInterval(sweepTimer);
-        idle.abort();
+        for (const wake of [...sleepers]) wake();
         // Tasks still running after the timeout stay owned by this worker; once its registration
         // is closed it counts as dead, and the next sweep (here or elsewhere) hands them back.
         await Promise.race([Promise.all(loops), sleep(10_000)]);
@@ -283,17 +296,8 @@ export function createJobQueue(options: {
   };
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

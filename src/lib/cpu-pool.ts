@@ -113,6 +113,8 @@ export interface RunOptions<C> {
   /** Parts of the input moved to the worker instead of copied (an ArrayBuffer of bytes). */
   transfer?: Transferable[];
   onChunk?: (chunk: C) => void;
+  /** Ahead of the kind's queued jobs that are not urgent (FIFO among urgent ones): a spoken turn's first audio. */
+  urgent?: boolean;
 }
 
 export interface CpuPool {
@@ -362,7 +364,9 @@ export function createCpuPool(options: CpuPoolOptions): CpuPool {
         };
         signal.addEventListener('abort', task.onAbort, { once: true });
       }
-      kind.queued.push(task);
+      const behind = runOptions.urgent ? kind.queued.findIndex((queued) => !queued.options.urgent) : -1;
+      if (behind >= 0) kind.queued.splice(behind, 0, task);
+      else kind.queued.push(task);
       dispatch();
     });
   }

@@ -101,6 +101,12 @@ export interface SynthesisRequest {
    * after another play without gaps. Engines that cannot do better send the stream's bytes.
    */
   complete?: boolean;
+  /**
+   * With `complete`, for an engine that `splitsFirstPart`: the first sentence's first moment (under
+   * a second) comes as a complete file of its own, ahead of other work, then the rest as another;
+   * each yielded Buffer is then one complete file (a spoken turn's first audio leaves sooner).
+   */
+  firstPart?: boolean;
 }
 
 export interface TextToSpeech {
@@ -108,6 +114,8 @@ export interface TextToSpeech {
   readonly id: string;
   /** The output formats this engine produces (a request for another is refused before synthesis). */
   readonly formats: readonly OutputFormat[];
+  /** Honours `firstPart` (else a `complete` request's answer is one file, however it is streamed). */
+  readonly splitsFirstPart?: boolean;
   /**
    * Synthesises `request.text` and yields the encoded bytes as they are ready (long text is
    * split on sentences). Throws SpeechError (`unavailable` for credentials or a missing engine,

@@ -13,6 +13,8 @@ export interface FakeReply {
   delayMs?: number;
   /** Answer with this HTTP status and an OpenAI error body instead of a stream. */
   status?: number;
+  /** Before sending the token at `index`, wait for `until` (a test's gate: "only once the client has seen …"). */
+  holdBefore?: { index: number; until: Promise<unknown> };
   /** Stop sending after this many tokens and keep the connection open. */
   hangAfter?: number;
   /** After this many tokens, send an error event (as OpenAI does mid-stream) and end. */
@@ -152,6 +154,7 @@ export async function startFakeOpenAi(
         return;
       }
       if (script.delayMs) await sleep(script.delayMs);
+      if (script.holdBefore?.index === index) await script.holdBefore.until;
       if (response.destroyed) return;
       response.write(frame({ content: token }, null));
     }

@@ -115,3 +115,40 @@ export function envelope(samples: ArrayLike<number>, sampleRate: number): number
   }
   return out;
 }
+
+/**
+ * Files played one after another, decoded by ffmpeg in one run (its `concat` demuxer, each file
+ * opened as a file of its own): what a gapless player does with a turn's audio chunks.
+ */
+export async function ffmpegDecodeSequence(files: Buffer[]): Promise<Int16Array> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'sb-ffmpeg-'));
+  try {
+    const names = await Promise.all(
+      files.map(async (bytes, i) => {
+        const name = path.join(dir, `part-${i}.mp3`);
+        await writeFile(name, bytes);
+        return name;
+      }),
+    );
+    const list = path.join(dir, 'list.txt');
+    await writeFile(list, names.map((name) => `file '${name}'\n`).join(''));
+    const out = await exec(FFMPEG, [
+      '-v',
+      'error',
+      '-f',
+      'concat',
+      '-safe',
+      '0',
+      '-i',
+      list,
+      '-f',
+      's16le',
+      '-ac',
+      '1',
+      'pipe:1',
+    ]);
+    return new Int16Array(out.buffer, out.byteOffset, out.length / 2);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -3,7 +3,8 @@
  * a SciFact sample ingested through the service, the same hits and scores for every query and
  * filter; across two instances under concurrent writes (a document added on one is found on the
  * other once the notification arrives, a deleted one is never returned, and once the writes
- * settle the index equals SQL again); and after a build whose database connection dies midway.
+ * settle the index equals SQL again); and after a build whose database connection dies midway
+ * or that throws while reading its chunks (SQL answers meanwhile).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -237,6 +238,81 @@ describe('BM25 index across two instances', () => {
     const found = await searchDocuments(b, 'zymurgical quasiparticles concurrent article');
     for (const id of deleted) expect(found).not.toContain(id);
     expect(found.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('answers the route with all lanes from the index as the SQL lane does, details included', async () => {
+    const sqlOnly = await createTestApp({ ...ENV, SEARCH_INDEX_MAX_CHUNKS: '0' });
+    try {
+      const lanes = b.container.knowledge.bm25!;
+      await searchDocuments(b, queries[1]!);
+      await expect.poll(() => lanes.heldVersion(tenant.companyId), { timeout: 30_000 }).toBe(await dbVersion());
+      const search = async (t: TestApp, query: string) => {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/api/public/documents/search',
+          headers: tenant.headers,
+          payload: { query, top_k: 8, categories: [], search_method: {} },
+        });
+        expect(response.statusCode).toBe(200);
+        type Result = { chunk_id: string; document_id: string; title: string; text: string; score: number };
+        const results = response.json().results as Result[];
+        return new Map(results.map((r) => [r.chunk_id, r]));
+      };
+      let docstoreHits = 0;
+      // Claims, and titles (the docstore lane's exact phrases and similar titles).
+      for (const query of [...queries.slice(20, 28), ...queries.slice(-4)]) {
+        const mine = await search(b, query);
+        const theirs = await search(sqlOnly, query);
+        expect([...mine.keys()].sort(), query).toEqual([...theirs.keys()].sort());
+        for (const [id, result] of mine) {
+          const other = theirs.get(id)!;
+          expect(result.score, query).toBeCloseTo(other.score, 9);
+          expect([result.document_id, result.title, result.text]).toEqual([other.document_id, other.title, other.text]);
+          expect(result.text.length).toBeGreaterThan(0);
+          if ('docstore' in (result as unknown as { scores: object }).scores) docstoreHits++;
+        }
+      }
+      expect(docstoreHits).toBeGreaterThan(0);
+    } finally {
+      await sqlOnly.close();
+    }
+  }, 120_000);
+
+  it('leaves searches in SQL while a build throws midway, and builds exact afterwards', async () => {
+    let pages = 0;
+    let failures = 0;
+    const lanes = createBm25Lanes({
+      db: a.container.db,
+      minChunks: 0,
+      maxChunks: 1_000_000,
+      budgetBytes: 1 << 30,
+      isEnabled: () => true,
+      log: { warn: () => void failures++ },
+      retryDelayMs: 50,
+      // The first two builds throw with their snapshot taken and their cursor open.
+      beforePage: async () => {
+        pages++;
+        if (failures < 2) throw new Error('build interrupted');
+      },
+    });
+    try {
+      expect(lanes.search(tenant.companyId, ['cell'], {}, 10)).toBeNull();
+      await expect.poll(() => failures, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+      // A half-built index is never used: the lane answers nothing (the search runs in SQL) …
+      expect(lanes.search(tenant.companyId, ['cell'], {}, 10)).toBeNull();
+      const route = await searchDocuments(a, queries[0]!);
+      expect(route.length).toBeGreaterThan(0);
+      // … and the build after the failures is exact at the current version.
+      await expect.poll(() => lanes.heldVersion(tenant.companyId), { timeout: 30_000 }).toBe(await dbVersion());
+      expect(failures).toBe(2);
+      expect(pages).toBeGreaterThanOrEqual(3);
+      for (const query of queries.slice(0, 10)) {
+        const lexemes = await searchRepo.queryLexemes(a.container.db, query, queryConfigs(query));
+        expectSameHits(lanes.search(tenant.companyId, lexemes, {}, 50)!, await sqlLane(query, {}, 50), 50, query);
+      }
+    } finally {
+      lanes.close();
+    }
   }, 120_000);
 
   it('stays exact when the connection of a build dies midway', async () => {

@@ -232,10 +232,15 @@ describe.skipIf(hasWeights)('local transformers.js embedder without weights', ()
       const task = await waitForTask(local, tenant.headers, upload.task_id);
       expect(task).toMatchObject({ status: 'completed', embedding_status: 'unavailable' });
       expect(task.embedding_error).toContain(
-        `Local embedding model Xenova/all-MiniLM-L6-v2 could not be loaded from ${MODELS_DIR}`,
+        'Local embedding model Xenova/all-MiniLM-L6-v2 could not be loaded from MODELS_DIR',
       );
-      // It names the missing file: the weights when the tokenizer is there (shared/models), else the tokenizer.
-      expect(task.embedding_error).toContain(`${MODELS_DIR}/Xenova/all-MiniLM-L6-v2/`);
+      // It names the missing file under the setting, and says what to configure — never a server path.
+      expect(task.embedding_error).toContain('MODELS_DIR/Xenova/all-MiniLM-L6-v2/');
+      expect(task.embedding_error).toMatch(
+        /Put the model's files under MODELS_DIR\/Xenova\/all-MiniLM-L6-v2 \(or allow EMBEDDINGS_ALLOW_DOWNLOAD\), or choose another EMBEDDINGS_PROVIDER$/,
+      );
+      expect(task.embedding_error).not.toContain(path.resolve(MODELS_DIR));
+      expect(task.embedding_error).not.toMatch(/(^|[\s"'(])\/[\w.-]+\//);
       const body = await search(local, tenant.headers, { query: 'offline full-text' });
       expect(body.vector_lane).toBe('unavailable');
       expect(body.vector_lane_reason).toMatch(/could not be loaded/);

@@ -6,24 +6,34 @@
  * per minute, bounded to 80–450. Ignored: model, stability, similarity boost and style (espeak has
  * no such settings). A full pool refuses at once with CpuBusyError (503 and `Retry-After`).
  */
-import { cpuJobModule, type CpuJob, type CpuPool } from '../../lib/cpu-pool.js';
+import { cpuJobModule, type CpuJob, type CpuJobFailure, type CpuPool } from '../../lib/cpu-pool.js';
 import { SpeechError, type SpeechFailure } from '../../ports/speech.js';
 import { OUTPUT_FORMATS, type OutputFormat, type TextToSpeech } from '../../ports/text-to-speech.js';
-import type { SpeakJobChunk, SpeakJobInput } from './espeak.job.js';
+import { splitSentences } from '../tts/sentences.js';
+import type { FirstAudio, SpeakJobChunk, SpeakJobInput } from './espeak.job.js';
 
 const NORMAL_WPM = 175;
 
 /** The pool's kind for speech synthesis and encoding (the container sizes its queue). */
 export const SPEECH_KIND = 'speech';
 
+const JOB_MODULE = cpuJobModule(import.meta.url, './espeak.job');
+const reviveError = (failure: CpuJobFailure) =>
+  failure.name === 'SpeechError'
+    ? new SpeechError(failure.message, failure.data.failure as SpeechFailure)
+    : new SpeechError(`espeak-ng failed: ${failure.message}`, 'provider');
 const SPEAK_JOB: CpuJob<SpeakJobInput, void, SpeakJobChunk> = {
   kind: SPEECH_KIND,
-  module: cpuJobModule(import.meta.url, './espeak.job'),
+  module: JOB_MODULE,
   name: 'speak',
-  reviveError: (failure) =>
-    failure.name === 'SpeechError'
-      ? new SpeechError(failure.message, failure.data.failure as SpeechFailure)
-      : new SpeechError(`espeak-ng failed: ${failure.message}`, 'provider'),
+  reviveError,
+};
+/** A sentence's first moment (a complete file) and the PCM of its rest: ./espeak.job.ts. */
+const SPEAK_FIRST_JOB: CpuJob<SpeakJobInput, FirstAudio> = {
+  kind: SPEECH_KIND,
+  module: JOB_MODULE,
+  name: 'speakFirst',
+  reviveError,
 };
 
 let sentences = 0;
@@ -54,16 +64,29 @@ export function createEspeakTts(pool: CpuPool): TextToSpeech {
   return {
     id: 'espeak-ng',
     formats: ESPEAK_FORMATS,
+    splitsFirstPart: true,
     async *synthesize(request, signal) {
-      const input: SpeakJobInput = {
+      let input: SpeakJobInput = {
         text: request.text,
         voice: offlineVoiceOf(request.voice.offlineVoice, request.languageCode),
         wordsPerMinute: wordsPerMinute(request.speed),
         format: request.format,
         ...(request.complete ? { complete: true } : {}),
       };
+      let transfer: ArrayBuffer[] = [];
+      const [first, ...others] = request.complete && request.firstPart ? splitSentences(request.text) : [];
+      if (first) {
+        // The first moment ahead of other jobs (a turn waiting for its first audio), then the rest.
+        const head = await pool.run(SPEAK_FIRST_JOB, { ...input, text: first }, { signal, urgent: true });
+        sentences++;
+        yield Buffer.from(head.bytes.buffer, head.bytes.byteOffset, head.bytes.byteLength);
+        if (!head.rest.length && !others.length) return;
+        const lead = { samples: head.rest, sampleRate: head.sampleRate };
+        input = { ...input, text: others.join(' '), sentences: others, ...(head.rest.length ? { lead } : {}) };
+        transfer = head.rest.length ? [head.rest.buffer as ArrayBuffer] : [];
+      }
       const counted = (chunk: SpeakJobChunk) => void (chunk.sentence && sentences++);
-      for await (const chunk of pool.stream(SPEAK_JOB, input, { signal, onChunk: counted })) {
+      for await (const chunk of pool.stream(SPEAK_JOB, input, { signal, onChunk: counted, transfer })) {
         if (chunk.bytes.length) yield Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength);
       }
     },

@@ -20,6 +20,7 @@
  * instance still dirty copies first.
  */
 import { readFile } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { SpeechError } from '../../ports/speech.js';
@@ -65,6 +66,7 @@ interface Exports {
 }
 
 const OUT = '/switchboard.wav';
+const LITTLE_ENDIAN = endianness() === 'LE';
 /** The engine's fixed wall-clock time (2024-01-01T00:00:00Z), advanced by a tick per reading. */
 const CLOCK_EPOCH_MS = 1_704_067_200_000;
 let loading: Promise<EspeakEngine> | null = null;
@@ -105,6 +107,11 @@ function wavPcm(wav: Uint8Array): EspeakPcm {
   }
   const start = offset + 8;
   const count = Math.max(0, Math.floor((buffer.length - start) / 2));
+  if (LITTLE_ENDIAN) {
+    // One copy of the data into an aligned buffer of its own (no per-sample reads).
+    const from = wav.byteOffset + start;
+    return { samples: new Int16Array(wav.buffer.slice(from, from + count * 2)), sampleRate };
+  }
   const samples = new Int16Array(count);
   for (let i = 0; i < count; i++) samples[i] = buffer.readInt16LE(start + i * 2);
   return { samples, sampleRate };

@@ -1,8 +1,13 @@
 /**
- * The offline engine's job in the CPU pool (src/lib/cpu-pool.ts): espeak-ng (./espeak-wasm.ts)
+ * The offline engine's jobs in the CPU pool (src/lib/cpu-pool.ts): espeak-ng (./espeak-wasm.ts)
  * sentence by sentence, each sentence's PCM resampled and encoded as it comes
- * (../tts/encoders.ts) and sent at once, so the first bytes leave after the first sentence. Runs
- * in a worker thread; stops at the next sentence when the caller gives up.
+ * (../tts/encoders.ts) and sent at once, so the first bytes leave after the first sentence. Run
+ * in a worker thread; they stop at the next sentence when the caller gives up.
+ *
+ * `speakFirst` serves a spoken turn's first audio: it synthesises one sentence, encodes only its
+ * first moment (cut at the quietest 10 ms between 0.35 and 0.9 s) as a complete file, and hands
+ * back the rest of the PCM, which `speak` then encodes (`lead`) in a job of its own. The first
+ * audio so costs one synthesis and under a second of encoding, whatever the sentence's length.
  */
 import type { CpuJobContext } from '../../lib/cpu-pool.js';
 import type { OutputFormat } from '../../ports/text-to-speech.js';
@@ -17,6 +22,10 @@ export interface SpeakJobInput {
   format: OutputFormat;
   /** One complete file at the end (../tts/encoders.ts). */
   complete?: boolean;
+  /** The sentences to speak, already split (else `text` is split here). */
+  sentences?: string[];
+  /** PCM at the engine's rate encoded before the sentences: the rest of a sentence whose start went first. */
+  lead?: { samples: Int16Array; sampleRate: number };
 }
 
 /** One step of the answer: the bytes encoded so far (maybe none: MP3 buffers frames), after a sentence or at the end. */
@@ -25,22 +34,70 @@ export interface SpeakJobChunk {
   sentence: boolean;
 }
 
+/** `speakFirst`'s answer: the sentence's first moment as a complete file, and the PCM of the rest. */
+export interface FirstAudio {
+  bytes: Uint8Array;
+  /** Empty when the sentence was short enough to be sent whole. */
+  rest: Int16Array;
+  sampleRate: number;
+}
+
+/** The first moment is cut at the quietest 10 ms between these times; a shorter sentence goes whole. */
+const FIRST_CUT_FROM_S = 0.35;
+const FIRST_CUT_TO_S = 0.9;
+/** Sentences shorter than this are not cut (the rest would be too short to be worth a file of its own). */
+const CUT_BELOW_S = 1.4;
+
 /** The bytes in an ArrayBuffer of their own, so they move to the caller instead of being copied. */
 function own(bytes: Buffer): Uint8Array<ArrayBuffer> {
   return new Uint8Array(bytes);
 }
 
+/** Where to cut a sentence's first moment: the middle of its quietest 10 ms window in range (or its end). */
+export function firstCut(samples: Int16Array, sampleRate: number): number {
+  if (samples.length < sampleRate * CUT_BELOW_S) return samples.length;
+  const window = Math.round(sampleRate * 0.01);
+  const last = Math.round(sampleRate * FIRST_CUT_TO_S);
+  let best = Infinity;
+  let at = samples.length;
+  for (let start = Math.round(sampleRate * FIRST_CUT_FROM_S); start + window <= last; start += window) {
+    let energy = 0;
+    for (let i = start; i < start + window; i++) energy += samples[i]! * samples[i]!;
+    if (energy < best) {
+      best = energy;
+      at = start + (window >> 1);
+    }
+  }
+  return at;
+}
+
+export async function speakFirst(input: SpeakJobInput): Promise<FirstAudio> {
+  const engine = await espeakEngine();
+  const pcm = engine.speak(input.voice, input.wordsPerMinute, input.text);
+  const cut = firstCut(pcm.samples, pcm.sampleRate);
+  const encoder = createEncoder(input.format, pcm.sampleRate, { complete: true });
+  const head = encoder.push(pcm.samples.subarray(0, cut));
+  const bytes = own(Buffer.concat([head, encoder.end()]));
+  return { bytes, rest: pcm.samples.slice(cut), sampleRate: pcm.sampleRate };
+}
+
 export async function speak(input: SpeakJobInput, context: CpuJobContext<SpeakJobChunk>): Promise<void> {
   const engine = await espeakEngine();
+  const complete = input.complete ?? false;
   let encoder: ReturnType<typeof createEncoder> | null = null;
-  for (const sentence of splitSentences(input.text)) {
+  if (input.lead?.samples.length) {
+    encoder = createEncoder(input.format, input.lead.sampleRate, { complete });
+    const bytes = own(encoder.push(input.lead.samples));
+    if (bytes.length) context.emit({ bytes, sentence: false }, [bytes.buffer]);
+  }
+  for (const sentence of input.sentences ?? splitSentences(input.text)) {
     context.throwIfCancelled();
     const pcm = engine.speak(input.voice, input.wordsPerMinute, sentence);
-    encoder ??= createEncoder(input.format, pcm.sampleRate, { complete: input.complete ?? false });
+    encoder ??= createEncoder(input.format, pcm.sampleRate, { complete });
     const bytes = own(encoder.push(pcm.samples));
     context.emit({ bytes, sentence: true }, [bytes.buffer]);
   }
   context.throwIfCancelled();
-  const rest = own((encoder ?? createEncoder(input.format, 22_050, { complete: input.complete ?? false })).end());
+  const rest = own((encoder ?? createEncoder(input.format, 22_050, { complete })).end());
   if (rest.length) context.emit({ bytes: rest, sentence: false }, [rest.buffer]);
 }

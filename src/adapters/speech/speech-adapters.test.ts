@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { createCpuPool } from '../../lib/cpu-pool.js';
-import { withoutServerPaths } from '../transformers/local-whisper.js';
+import { withoutServerPaths } from '../transformers/pipeline-loader.js';
 import { speechFromConfig } from './speech-adapters.js';
 
 const modelsDir = mkdtempSync(path.join(tmpdir(), 'models-'));

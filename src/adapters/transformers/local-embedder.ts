@@ -24,7 +24,14 @@ type Extractor = (
 export function createLocalEmbedder(options: LocalEmbedderOptions): Embedder {
   const extractor = pipelineLoader<Extractor>(
     { task: 'feature-extraction', ...options },
-    (message) => new EmbeddingError(`Local embedding model ${message}`, false),
+    // What to configure, without the server's paths (members read it as a document's embedding_error).
+    (message) =>
+      new EmbeddingError(
+        `Local embedding model ${message}. Put the model's files under MODELS_DIR/${options.model}` +
+          (options.allowDownload ? '' : ' (or allow EMBEDDINGS_ALLOW_DOWNLOAD)') +
+          ', or choose another EMBEDDINGS_PROVIDER',
+        false,
+      ),
   );
   return {
     id: `local:${options.model}`,

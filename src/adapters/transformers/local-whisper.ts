@@ -5,7 +5,6 @@
  * a full pool refuses at once with CpuBusyError, 503 and `Retry-After`). A model that cannot be
  * loaded makes every call fail with a clear SpeechError (tried again after `retryAfterMs`).
  */
-import path from 'node:path';
 import { cpuJobModule, type CpuJob, type CpuPool } from '../../lib/cpu-pool.js';
 import { SpeechError, type SpeechFailure, type SpeechToText } from '../../ports/speech.js';
 import { SPEECH_KIND } from '../espeak/espeak-tts.js';
@@ -37,21 +36,10 @@ type Recognizer = (
   options: Record<string, unknown>,
 ) => Promise<{ text: string } | { text: string }[]>;
 
-/**
- * The loader's words as a member may read them (the 503 of speech to text): the models directory
- * named by its setting, MODELS_DIR, and no other absolute path of the server.
- */
-export function withoutServerPaths(message: string, modelsDir: string): string {
-  let text = message;
-  for (const dir of new Set([path.resolve(modelsDir), modelsDir]).values())
-    if (dir.length > 1) text = text.split(dir).join('MODELS_DIR');
-  return text.replace(/(?<![\w./])\/(?:[^\s/"'`:;,()]+\/)*[^\s/"'`:;,()]+/g, '<path>');
-}
-
 export function createLocalWhisper(options: LocalWhisperOptions, pool: CpuPool): SpeechToText {
   const recognizer = pipelineLoader<Recognizer>(
     { task: 'automatic-speech-recognition', ...options },
-    (message) => new SpeechError(`Whisper model ${withoutServerPaths(message, options.modelsDir)}`, 'unavailable'),
+    (message) => new SpeechError(`Whisper model ${message}`, 'unavailable'),
   );
   return {
     id: `local:${options.model}`,

@@ -11,6 +11,7 @@
  * (encoder delay and padding, ./mp3-info.ts) so that files decoded one after another join
  * without gaps. Other formats are the same either way (an Ogg stream ends with its exact length).
  */
+import { endianness } from 'node:os';
 import { Mp3Encoder } from '@breezystack/lamejs';
 import type { OutputFormat } from '../../ports/text-to-speech.js';
 import { linearToALaw, linearToMuLaw } from './g711.js';
@@ -39,7 +40,11 @@ export function parseFormat(format: OutputFormat): ParsedFormat {
   return { codec, sampleRate: Number(rate), ...(kbps ? { kbps: Number(kbps) } : {}) };
 }
 
+const LITTLE_ENDIAN = endianness() === 'LE';
+
 export function pcmBytes(pcm: Int16Array): Buffer {
+  // Samples are little-endian on the wire: on such a machine, one copy of their bytes.
+  if (LITTLE_ENDIAN) return Buffer.from(new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
   const out = Buffer.alloc(pcm.length * 2);
   for (let i = 0; i < pcm.length; i++) out.writeInt16LE(pcm[i]!, i * 2);
   return out;

@@ -22,7 +22,7 @@ export function ttsFromConfig(config: TtsConfig, cpu: CpuPool): TtsAdapters {
     return { tts, reason: null, maxTextChars };
   }
   if (openAi.url) {
-    const tts = createOpenAiTts({ baseUrl: openAi.url, apiKey: openAi.apiKey, model: openAi.model, timeoutMs });
+    const tts = createOpenAiTts({ baseUrl: openAi.url, apiKey: openAi.apiKey, model: openAi.model, timeoutMs, cpu });
     return { tts, reason: null, maxTextChars };
   }
   if (espeakPackageDir()) return { tts: createEspeakTts(cpu), reason: null, maxTextChars };

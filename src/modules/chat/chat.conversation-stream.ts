@@ -5,7 +5,7 @@
  * snapshot is read, so nothing written in between is lost; events that arrive meanwhile follow it.
  */
 import type { FastifyReply } from 'fastify';
-import { startEventStream } from '../../http/sse.js';
+import { onHeartbeat, startEventStream } from '../../http/sse.js';
 import type { ConversationEvent, ConversationEvents, EventFilter } from './chat.conversation-events.js';
 
 export interface ConversationStreamOptions {
@@ -56,10 +56,9 @@ export async function streamConversationEvents(
     throw error;
   }
   raw = startEventStream(reply);
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), options.heartbeatMs);
-  heartbeat.unref();
+  const stopHeartbeat = onHeartbeat(options.heartbeatMs, () => write(': heartbeat\n\n'));
   raw.on('close', () => {
-    clearInterval(heartbeat);
+    stopHeartbeat();
     unsubscribe();
   });
   for (const event of first) send(event);

@@ -12,8 +12,9 @@
  * words close together (a sliding window). Measured by bench/chat/kb-answers.ts and
  * bench/answers/run.ts; the trade-off of right against false answers by bench/answers/curve.ts.
  */
-import { contentTerms, expandTerms, languageOfText, normalizeArabic, type TermLanguage } from '../knowledge/index.js';
+import { contentTerms, expandTerms, normalizeArabic } from '../knowledge/index.js';
 import { answerTypeOf } from './chat.answer-types.js';
+import { languageOf, passageLanguage, questionLanguage, type Language } from './chat.kb-language.js';
 import type { Citation } from './chat.tables.js';
 
 export interface KbPassage {
@@ -29,8 +30,7 @@ export interface KbPassage {
   language?: string | null;
 }
 
-/** The languages the responder reads and answers in: English, Arabic, French, German, Spanish, Portuguese, Italian. */
-export type Language = TermLanguage;
+export { languageOf, questionLanguage, type Language };
 
 export interface KbAnswer {
   /** The answer as sentences, in the order they should be shown. */
@@ -80,14 +80,6 @@ export const ANSWER_RULES: AnswerRules = {
 };
 
 export { contentTerms, normalizeArabic };
-
-/** The language of a question or a sentence: script, then function words and letters (English when unsure). */
-export const languageOf: (text: string) => Language = languageOfText;
-
-const LANGUAGES = new Set<string>(['en', 'ar', 'fr', 'de', 'es', 'pt', 'it']);
-/** A passage's language: the document's as stored, else told from its text. */
-const passageLanguage = (passage: KbPassage): Language =>
-  passage.language && LANGUAGES.has(passage.language) ? (passage.language as Language) : languageOf(passage.text);
 
 const segmenters = new Map<string, Intl.Segmenter>();
 function splitSentences(text: string, language: Language): string[] {
@@ -419,7 +411,7 @@ function confidence(x: AnswerEvidence, rules: AnswerRules): number {
 
 /** The evidence of the best-supported sentence for `query` (null: no candidate), for the bench's calibration. */
 export function answerEvidence(query: string, passages: KbPassage[], rules = ANSWER_RULES) {
-  const found = scoreSentences(query, inLanguage(query, passages), rules);
+  const found = scoreSentences(query, inLanguage(questionLanguage(query, passages), passages), rules);
   return found && { text: found.top.text, evidence: found.evidence };
 }
 
@@ -451,15 +443,20 @@ function splitPassages(passages: KbPassage[], asksNumber: boolean): Sentence[][]
  * article when one in the customer's answers: Spanish and Portuguese articles share many words),
  * else all of them.
  */
-function inLanguage(query: string, passages: KbPassage[]): KbPassage[] {
-  const language = languageOf(query);
+function inLanguage(language: Language, passages: KbPassage[]): KbPassage[] {
   const own = passages.filter((passage) => passageLanguage(passage) === language);
   return own.length ? own : passages;
 }
 
-export function answerFromKnowledge(query: string, retrieved: KbPassage[], rules = ANSWER_RULES): KbAnswer {
-  const passages = inLanguage(query, retrieved);
-  const language = languageOf(query);
+/** `history`: the customer's earlier messages of the conversation, oldest first (they tell its language). */
+export function answerFromKnowledge(
+  query: string,
+  retrieved: KbPassage[],
+  rules = ANSWER_RULES,
+  history: readonly string[] = [],
+): KbAnswer {
+  const language = questionLanguage(query, retrieved, history);
+  const passages = inLanguage(language, retrieved);
   const empty: KbAnswer = { sentences: [], citations: [], found: false, language };
   const found = scoreSentences(query, passages, rules);
   if (!found || found.top.support < rules.minSupport || confidence(found.evidence, rules) < 0) return empty;

@@ -6,7 +6,15 @@
 import { AppError } from '../../http/errors.js';
 import { LlmError, type LanguageModels, type LlmMessage, type LlmTool, type LlmToolCall } from '../../ports/llm.js';
 import { BUILTIN_KB_MODEL, toEscalation, toToolRules, type AgentRow } from '../agents/index.js';
-import { answerFromKnowledge, asksForHuman, languageOf, phrases, type KbPassage } from './chat.kb-responder.js';
+import {
+  ANSWER_RULES,
+  answerFromKnowledge,
+  asksForHuman,
+  phrases,
+  questionLanguage,
+  type KbPassage,
+  type Language,
+} from './chat.kb-responder.js';
 import {
   actionPhrases,
   escalate,
@@ -225,12 +233,13 @@ export function createChatRuntime(deps: RuntimeDeps) {
     signal: AbortSignal,
     onAction: (action: ToolAction) => void,
     escalating: boolean,
+    language: Language,
   ): Promise<{ text: string; resolved: boolean; actions: ToolAction[] } | null> {
     const reference = escalating ? null : orderReference(input.query);
     if (!deps.tools || (!escalating && !reference)) return null;
     const available = await toolsOf(input);
     if (!available.length) return null;
-    const say = actionPhrases(languageOf(input.query));
+    const say = actionPhrases(language);
     const rules = toToolRules(input.agent.tool_rules);
     if (reference) {
       const done = await lookUpOrder(deps.tools, input.companyId, available, reference, signal, rules.order_lookup);
@@ -274,9 +283,12 @@ export function createChatRuntime(deps: RuntimeDeps) {
   ): Promise<TurnOutcome> {
     const escalation = toEscalation(input.agent.escalation);
     const base = { retrieved: passages.length, model: BUILTIN_KB_MODEL };
-    const say = phrases(languageOf(input.query));
+    // The customer's earlier messages and the passages found tell the language of a short question.
+    const earlier = input.history.filter((message) => message.role === 'user').map((message) => message.content);
+    const language = questionLanguage(input.query, passages, earlier);
+    const say = phrases(language);
     const escalating = escalation.enabled && asksForHuman(input.query);
-    const acted = await builtinActs(input, signal, onAction, escalating);
+    const acted = await builtinActs(input, signal, onAction, escalating, language);
     if (escalating) {
       const text = [escalation.message || say.escalated, acted?.text].filter(Boolean).join(' ');
       onText(text);
@@ -297,7 +309,7 @@ export function createChatRuntime(deps: RuntimeDeps) {
       onText(text);
       return { ...base, text, citations: [], resolved: acted.resolved, escalated: false, actions: acted.actions };
     }
-    const answer = answerFromKnowledge(input.query, passages);
+    const answer = answerFromKnowledge(input.query, passages, ANSWER_RULES, earlier);
     const parts = answer.found
       ? [
           ...answer.sentences,

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { StreamEvent } from './chat.schemas.js';
-import { startEventStream } from '../../http/sse.js';
+import { onHeartbeat, startEventStream } from '../../http/sse.js';
 
 export interface EventStream {
   /** Aborts when the client disconnects before `close`. */
@@ -28,10 +28,9 @@ export function openEventStream(reply: FastifyReply, heartbeatMs: number, retryM
     // parsed: each event goes out as it is written.
     raw.socket?.uncork();
   };
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
-  heartbeat.unref();
+  const stopHeartbeat = onHeartbeat(heartbeatMs, () => write(': heartbeat\n\n'));
   raw.on('close', () => {
-    clearInterval(heartbeat);
+    stopHeartbeat();
     if (!ended) controller.abort(new Error('client disconnected'));
   });
   return {
@@ -44,7 +43,7 @@ export function openEventStream(reply: FastifyReply, heartbeatMs: number, retryM
     close() {
       if (ended) return;
       ended = true;
-      clearInterval(heartbeat);
+      stopHeartbeat();
       raw.end();
     },
   };

@@ -13,6 +13,7 @@ import { Collection, Document } from './knowledge.schemas.js';
 import { createMemoryLanes } from './knowledge.memory-lanes.js';
 import { createBm25Lanes } from './knowledge.bm25-lanes.js';
 import { createLexicon } from './knowledge.lexicon.js';
+import { ocrSetup } from './knowledge.ocr.js';
 import { createParsers } from './knowledge.parsers.js';
 import { createKnowledgeService, type KnowledgeDeps } from './knowledge.service.js';
 
@@ -21,7 +22,13 @@ export { documentsRoutes } from './knowledge.documents.routes.js';
 export { DOCUMENTS_KIND } from './knowledge.parsers.js';
 export type { KnowledgeService } from './knowledge.service.js';
 /** Content words as the answerer compares them, and the support-domain equivalents of a query's. */
-export { contentTerms, languageOfText, normalizeArabic, type TermLanguage } from './knowledge.terms.js';
+export {
+  contentTerms,
+  languageOfText,
+  normalizeArabic,
+  type LanguageHints,
+  type TermLanguage,
+} from './knowledge.terms.js';
 export { expandTerms, type Expansion } from './knowledge.expansion.js';
 /** Session settings the search statements expect on every database connection. */
 export { SEARCH_SESSION_SETTINGS } from './knowledge.search.repo.js';
@@ -70,7 +77,8 @@ export function createKnowledgeModule(
           log: deps.log,
         })
       : null;
-  const parsers = createParsers(deps.cpu);
+  const ocr = ocrSetup(config.ocrLanguages);
+  const parsers = createParsers(deps.cpu, ocr.setup);
   const service = createKnowledgeService({
     ...deps,
     memory,
@@ -93,6 +101,7 @@ export function createKnowledgeModule(
     close: async () => {
       memory?.close();
       bm25?.close();
+      ocr.close();
       await deps.fetcher.close();
     },
   });

@@ -2,10 +2,13 @@
  * SQL of website crawls (migration 0185): the crawl row (created or run again, claimed, fenced by
  * its attempt, finished), its progress, and the pages it keeps with their documents. Company id
  * on every statement a request reaches; the job's statements are fenced by the crawl's attempt.
+ * Claiming, handing back and fencing are the task changes of knowledge.tasks.repo.ts, shared with
+ * documents' ingestion.
  */
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { CrawlFailure, KbCrawlsTable } from './knowledge.tables.js';
+import { CLAIMED, lockTaskAttempt, PENDING_AGAIN, requeueTasks } from './knowledge.tasks.repo.js';
 
 export type CrawlRow = Selectable<KbCrawlsTable>;
 
@@ -79,13 +82,7 @@ export async function upsertCrawl(
 export async function claimCrawl(executor: Executor, id: string, now: Date, workerId: number | null) {
   return executor
     .updateTable('kb_crawls')
-    .set({
-      status: 'processing',
-      attempt: sql<number>`attempt + 1`,
-      worker_id: workerId,
-      started_at: now,
-      updated_at: now,
-    })
+    .set({ ...CLAIMED(now, workerId), started_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()
@@ -93,38 +90,15 @@ export async function claimCrawl(executor: Executor, id: string, now: Date, work
 }
 
 /** Puts back to pending the crawls of dead workers, or one crawl whose attempt is still current. */
-export async function requeueCrawls(
+export const requeueCrawls = (
   executor: Executor,
   owners: { workerIds: readonly number[] } | { id: string; attempt: number },
   now: Date,
-): Promise<string[]> {
-  if ('workerIds' in owners && owners.workerIds.length === 0) return [];
-  const rows = await executor
-    .updateTable('kb_crawls')
-    .set({ status: 'pending', worker_id: null, updated_at: now })
-    .where('status', '=', 'processing')
-    .where((eb) =>
-      'workerIds' in owners
-        ? eb('worker_id', 'in', [...owners.workerIds])
-        : eb.and([eb('id', '=', owners.id), eb('attempt', '=', owners.attempt)]),
-    )
-    .returning('id')
-    .execute();
-  return rows.map((row) => row.id);
-}
+) => requeueTasks(executor, 'kb_crawls', owners, now);
 
 /** Locks the crawl if `attempt` is still the running one (else another worker took it over). */
-export async function lockCrawlAttempt(executor: Executor, id: string, attempt: number): Promise<boolean> {
-  const row = await executor
-    .selectFrom('kb_crawls')
-    .select('id')
-    .where('id', '=', id)
-    .where('attempt', '=', attempt)
-    .where('status', '=', 'processing')
-    .forUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
-}
+export const lockCrawlAttempt = (executor: Executor, id: string, attempt: number) =>
+  lockTaskAttempt(executor, 'kb_crawls', id, attempt);
 
 export interface CrawlCounts {
   stage: string;
@@ -225,11 +199,7 @@ export async function resetPageDocument(
       source_bytes: page.bytes,
       mime_type: page.mimeType,
       size_bytes: page.bytes.length,
-      status: 'pending',
-      error: null,
-      task_id: sql<string>`gen_random_uuid()`,
-      completed_at: null,
-      updated_at: now,
+      ...PENDING_AGAIN(now),
     })
     .where('company_id', '=', companyId)
     .where('id', '=', documentId)

@@ -21,6 +21,23 @@ export function plainWords(query: string): string[] | null {
   return words.every((word) => word.length <= 100) ? words : null;
 }
 
+/** Longer pieces are left to PostgreSQL (not remembered). */
+const MAX_TOKEN = 100;
+
+/**
+ * The query cut at ASCII white space, or null when a token may span it. PostgreSQL's parser
+ * starts afresh after white space (every token type but a tag, `<…>`, ends there), so the
+ * distinct lexemes of a query are the union of those of its pieces read alone — except for
+ * paths, which the parser reads differently at the start of a text (`~`, a leading `.` or `/`):
+ * those queries are left to it. The tests hold the two readings equal on the test collections.
+ */
+export function spacedTokens(query: string): string[] | null {
+  if (query.includes('<') || query.includes('~')) return null;
+  const tokens = query.split(/[ \t\n\v\f\r]+/).filter(Boolean);
+  // A piece starting with a dot or slash is read as a path at the start of a text only.
+  return tokens.every((token) => token.length <= MAX_TOKEN && (token === '.' || !/^[./]/.test(token))) ? tokens : null;
+}
+
 /** A word PostgreSQL does not read as one token with at most one lexeme. */
 const UNREADABLE = Symbol('unreadable');
 type Entry = string | typeof UNREADABLE;
@@ -30,6 +47,12 @@ export interface Lexicon {
   lex(query: string, configs: readonly string[]): LexedQuery | null;
   /** Looks up the lexemes of words not known yet (each word under the configuration given). */
   learn(words: Iterable<[config: string, word: string]>): Promise<void>;
+  /**
+   * The distinct lexemes of `query` under the configurations (what `queryLexemes` answers), from
+   * its pieces' remembered lexemes; the pieces not known yet are asked of PostgreSQL together
+   * (one round trip). Null when the query's pieces cannot be read alone (`spacedTokens`).
+   */
+  lexemes(query: string, configs: readonly string[]): Promise<string[] | null>;
   readonly size: number;
 }
 
@@ -42,6 +65,28 @@ export function createLexicon(
   const entries = new Map<string, Entry>();
   const pending = new Set<string>();
   const key = (config: string, word: string) => `${config}\u0000${word}`;
+  /** `config \0 piece` → the distinct lexemes of the piece read alone. */
+  const pieces = new Map<string, string[]>();
+
+  async function learnPieces(unknown: [string, string][]) {
+    const byConfig = new Map<string, string[]>();
+    for (const [config, piece] of unknown) {
+      let list = byConfig.get(config);
+      if (!list) byConfig.set(config, (list = []));
+      list.push(piece);
+    }
+    for (const [config, list] of byConfig) {
+      const found = await searchRepo.wordLexemes(db, config, list);
+      list.forEach((piece, i) => pieces.set(key(config, piece), [...new Set(found[i]!.map((entry) => entry.lexeme))]));
+    }
+    if (pieces.size > maxEntries) {
+      let drop = pieces.size - Math.floor(maxEntries * 0.9);
+      for (const k of pieces.keys()) {
+        if (drop-- <= 0) break;
+        pieces.delete(k);
+      }
+    }
+  }
 
   async function learn(words: Iterable<[string, string]>) {
     const byConfig = new Map<string, string[]>();
@@ -89,6 +134,24 @@ export function createLexicon(
       return entries.size;
     },
     learn,
+    async lexemes(query, configs) {
+      const tokens = spacedTokens(query);
+      if (!tokens) return null;
+      const unknown = new Map<string, [string, string]>();
+      for (const config of configs)
+        for (const token of tokens)
+          if (!pieces.has(key(config, token))) unknown.set(key(config, token), [config, token]);
+      if (unknown.size) await learnPieces([...unknown.values()]);
+      const lexemes = new Set<string>();
+      for (const config of configs)
+        for (const token of tokens) {
+          const found = pieces.get(key(config, token));
+          // Evicted meanwhile (a burst of new words): PostgreSQL reads the query whole.
+          if (!found) return null;
+          for (const lexeme of found) lexemes.add(lexeme);
+        }
+      return [...lexemes];
+    },
     lex(query, configs) {
       const words = plainWords(query);
       if (!words) return null;

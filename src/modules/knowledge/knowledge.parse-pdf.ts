@@ -1,13 +1,12 @@
 /**
  * PDF text through pdf.js (unpdf), page by page; pages without a text layer (scans) rendered
- * with @napi-rs/canvas and read by OCR (tesseract.js, language data from the installed
- * `@tesseract.js-data/*` packages, nothing downloaded); PNG, JPEG and TIFF images read by OCR.
+ * with @napi-rs/canvas and read by OCR (knowledge.ocr.ts: tesseract.js in the configured languages,
+ * their data from the installed `@tesseract.js-data/*` packages); PNG, JPEG and TIFF images read by OCR.
  * pdf.js runs no document scripts (no JavaScript actions, no eval).
  */
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { createIsomorphicCanvasFactory, getDocumentProxy, renderPageAsImage } from 'unpdf';
 import { IngestError, type Block, type ParsedDocument, type ProgressFn } from './knowledge.blocks.js';
+import { createOcr, type OcrSetup } from './knowledge.ocr.js';
 
 export const PDF_LIMITS = {
   /** Pages of one PDF read for text. */
@@ -21,33 +20,6 @@ export const PDF_LIMITS = {
   /** Pixels of one image read by OCR. */
   maxImagePixels: 40_000_000,
 };
-
-const require = createRequire(import.meta.url);
-
-/** The folder of the English OCR data (`@tesseract.js-data/eng`), null when it is not installed. */
-export function ocrDataPath(): string | null {
-  try {
-    return path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
-  } catch {
-    return null;
-  }
-}
-
-/** Reads images by OCR with one tesseract worker for the document; `close` ends it. */
-async function createOcr() {
-  const langPath = ocrDataPath();
-  if (!langPath) throw new IngestError('OCR is not available: the package @tesseract.js-data/eng is not installed');
-  const { createWorker } = await import('tesseract.js');
-  // tesseract.js reads `${langPath}/eng.traineddata.gz`; cacheMethod none: nothing written, nothing fetched.
-  const worker = await createWorker('eng', 1, { langPath, cacheMethod: 'none', gzip: true });
-  return {
-    async read(image: Uint8Array): Promise<{ text: string; confidence: number }> {
-      const { data } = await worker.recognize(Buffer.from(image));
-      return { text: data.text, confidence: data.confidence };
-    },
-    close: () => worker.terminate(),
-  };
-}
 
 interface PdfTextItem {
   str?: string;
@@ -66,7 +38,7 @@ function pageText(items: PdfTextItem[]): string {
 export async function parsePdf(
   bytes: Uint8Array,
   progress: ProgressFn,
-  options: { ocr: boolean },
+  options: { ocr: OcrSetup | null | false },
 ): Promise<ParsedDocument> {
   let pdf;
   try {
@@ -97,13 +69,15 @@ export async function parsePdf(
       .filter((i) => i >= 0);
     let ocr: ParsedDocument['ocr'];
     // OCR when the pages without text are not mere blanks among text pages: most pages, or the only text.
-    const needsOcr = options.ocr && scanned.length > 0 && (scanned.length * 2 >= pages || texts.every((text) => !text));
+    const setup = options.ocr;
+    const needsOcr =
+      setup !== false && scanned.length > 0 && (scanned.length * 2 >= pages || texts.every((text) => !text));
     if (needsOcr) {
       if (scanned.length > PDF_LIMITS.maxOcrPages)
         throw new IngestError(
           `The PDF has ${scanned.length} scanned pages; at most ${PDF_LIMITS.maxOcrPages} are read by OCR, split it`,
         );
-      const reader = await createOcr();
+      const reader = await createOcr(setup);
       // Rendering needs a document opened with a canvas factory (@napi-rs/canvas): opened again, for the scans only.
       const canvasImport = () => import('@napi-rs/canvas');
       const CanvasFactory = await createIsomorphicCanvasFactory(canvasImport);
@@ -171,7 +145,11 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
   return null;
 }
 
-export async function parseImage(bytes: Uint8Array, progress: ProgressFn): Promise<ParsedDocument> {
+export async function parseImage(
+  bytes: Uint8Array,
+  progress: ProgressFn,
+  ocr: OcrSetup | null,
+): Promise<ParsedDocument> {
   const size = imageSize(bytes);
   if (!size) throw new IngestError('The image could not be read (corrupt, or not PNG, JPEG or TIFF)');
   if (size.width * size.height > PDF_LIMITS.maxImagePixels)
@@ -179,7 +157,7 @@ export async function parseImage(bytes: Uint8Array, progress: ProgressFn): Promi
       `The image is ${size.width}×${size.height} pixels; at most ${PDF_LIMITS.maxImagePixels / 1_000_000} megapixels are read by OCR`,
     );
   progress('ocr', 0, 1);
-  const reader = await createOcr();
+  const reader = await createOcr(ocr);
   try {
     const { text, confidence } = await reader.read(bytes);
     progress('ocr', 1, 1);

@@ -6,9 +6,11 @@
 import type { CpuJobContext } from '../../lib/cpu-pool.js';
 import { readPageLinks, readSitemap, type PageLinks } from './knowledge.crawl-links.js';
 import type { Format } from './knowledge.formats.js';
+import type { OcrSetup } from './knowledge.ocr.js';
 import { parseAndPrepare, prepareHtml, type PreparedDocument } from './knowledge.parse.js';
 
-export type ParseTask = { kind: 'file'; bytes: Uint8Array; format: Format } | { kind: 'html'; html: string };
+export type ParseTask =
+  { kind: 'file'; bytes: Uint8Array; format: Format; ocr?: OcrSetup | null } | { kind: 'html'; html: string };
 
 export interface ParseProgress {
   stage: string;
@@ -22,7 +24,7 @@ export function parseDocument(task: ParseTask, context: CpuJobContext<ParseProgr
     context.emit({ stage, done, total });
   };
   return task.kind === 'file'
-    ? parseAndPrepare(task.bytes, task.format, progress)
+    ? parseAndPrepare(task.bytes, task.format, progress, task.ocr ?? null)
     : Promise.resolve().then(() => prepareHtml(task.html, progress));
 }
 

@@ -16,6 +16,7 @@ import {
 import { detectFormat, FORMATS, type Format } from './knowledge.formats.js';
 import { parseOdp, parseOds, parseOdt, parsePptx, parseXlsx } from './knowledge.parse-office.js';
 import { parseImage, parsePdf } from './knowledge.parse-pdf.js';
+import { defaultOcrSetup, type OcrSetup } from './knowledge.ocr.js';
 import {
   decodeText,
   parseCsv,
@@ -130,7 +131,8 @@ export async function parseFile(
   bytes: Uint8Array,
   format: Format,
   progress: ProgressFn,
-  options: { ocr: boolean } = { ocr: true },
+  /** The OCR languages (false: no OCR, as for an e-mail's attachments; unset: English). */
+  options: { ocr: OcrSetup | null | false } = { ocr: defaultOcrSetup() },
 ): Promise<ParsedDocument> {
   switch (format) {
     case 'pdf':
@@ -152,7 +154,7 @@ export async function parseFile(
     case 'png':
     case 'jpeg':
     case 'tiff':
-      return parseImage(bytes, progress);
+      return parseImage(bytes, progress, options.ocr || null);
     case 'rtf':
       return parseRtf(Buffer.from(bytes).toString('latin1'));
     case 'html':
@@ -207,8 +209,9 @@ export async function parseAndPrepare(
   bytes: Uint8Array,
   format: Format,
   progress: ProgressFn,
+  ocr: OcrSetup | null = defaultOcrSetup(),
 ): Promise<PreparedDocument> {
-  return prepare(await parseFile(bytes, format, progress), progress);
+  return prepare(await parseFile(bytes, format, progress, { ocr }), progress);
 }
 
 /** The worker's task for a fetched web page. */

@@ -9,6 +9,7 @@
 import { CpuJobError, cpuJobModule, type CpuJob, type CpuPool } from '../../lib/cpu-pool.js';
 import { IngestError } from './knowledge.blocks.js';
 import type { PageLinks } from './knowledge.crawl-links.js';
+import { defaultOcrSetup, type OcrSetup } from './knowledge.ocr.js';
 import type { ParseProgress, ParseTask } from './knowledge.parse.job.js';
 import type { PreparedDocument } from './knowledge.parse.js';
 
@@ -47,13 +48,17 @@ function readable(error: unknown): unknown {
   return new IngestError(`The document could not be read (${error.message})`);
 }
 
-export function createParsers(cpu: CpuPool) {
+/** `ocr`: the languages scans and images are read in (knowledge.ocr.ts; English unless told). */
+export function createParsers(cpu: CpuPool, ocr: OcrSetup | null = defaultOcrSetup()) {
   return {
     /** Parses in a thread; the bytes of a file are moved to it (the caller's copy is emptied). */
     run(task: ParseTask, onProgress: (stage: string, done: number, total: number | null) => void) {
       const transfer = task.kind === 'file' ? [task.bytes.buffer as ArrayBuffer] : [];
       return cpu
-        .run(PARSE_JOB, task, { transfer, onChunk: (p) => onProgress(p.stage, p.done, p.total) })
+        .run(PARSE_JOB, task.kind === 'file' ? { ...task, ocr } : task, {
+          transfer,
+          onChunk: (p) => onProgress(p.stage, p.done, p.total),
+        })
         .catch((error: unknown) => {
           throw readable(error);
         });

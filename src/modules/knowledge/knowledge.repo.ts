@@ -7,7 +7,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import type { KbCollectionsTable, KbDocumentsTable } from './knowledge.tables.js';
-import { bumpCorpus, deleteChunks } from './knowledge.tasks.repo.js';
+import { bumpCorpus, deleteChunks, PENDING_AGAIN } from './knowledge.tasks.repo.js';
 
 export type CollectionRow = Selectable<KbCollectionsTable> & { document_count: number };
 export type DocumentRow = Omit<Selectable<KbDocumentsTable>, 'source_bytes' | 'content_tsv' | 'content' | 'worker_id'>;
@@ -344,11 +344,7 @@ export async function resetDocumentForIngestion(
       content,
       source_type: 'article',
       source_bytes: null,
-      status: 'pending',
-      error: null,
-      task_id: sql<string>`gen_random_uuid()`,
-      completed_at: null,
-      updated_at: now,
+      ...PENDING_AGAIN(now),
       size_bytes: Buffer.byteLength(content),
     })
     .where('company_id', '=', companyId)

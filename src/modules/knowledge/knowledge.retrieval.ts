@@ -122,33 +122,76 @@ export function createRetrieval(deps: {
 }) {
   const { db, vectors, embedding, memory, bm25, lexicon } = deps;
 
-  /** The query's lexemes: from the lexicon when it knows every word, else read by PostgreSQL (one round trip). */
+  /**
+   * The query's lexemes: from the lexicon (its pieces' lexemes remembered; new pieces asked of
+   * PostgreSQL together), else read whole by PostgreSQL (one round trip).
+   */
   async function lexemesOf(query: string, configs: string[]) {
-    return lexicon?.lex(query, configs)?.lexemes ?? searchRepo.queryLexemes(db, query, configs);
+    return (await lexicon?.lexemes(query, configs)) ?? searchRepo.queryLexemes(db, query, configs);
   }
 
   /**
-   * The text lanes from memory when the company's index is held and the query's words known;
-   * for a large knowledge base, the full-text lane from its BM25 index and the docstore lane in
-   * SQL; else both in SQL.
+   * Both text lanes when the company's full-text lane is held in a BM25 index: the query's pass
+   * and its expansion's in memory, then one statement for the docstore lane and the details of
+   * the full-text lane's top hits (read by id, so a chunk deleted since the index last heard has
+   * none and is never returned). Null when the index is not held (or was dropped meanwhile).
+   */
+  async function indexedLanes(
+    companyId: string,
+    input: searchRepo.TextLanesInput,
+    expansion: string,
+  ): Promise<(TextLanes & { asked: string[] }) | null> {
+    if (!bm25 || bm25.heldVersion(companyId) === null || memory?.isHeld(companyId)) return null;
+    const [own, added] = await Promise.all([
+      lexemesOf(input.query, input.configs),
+      expansion ? lexemesOf(expansion, input.configs) : null,
+    ]);
+    const ownHits = bm25.search(companyId, own, input.filters, input.depth);
+    const addedHits = added ? bm25.search(companyId, added, input.filters, input.depth) : null;
+    if (!ownHits || (added && !addedHits)) return null;
+    const fulltext = addedHits ? withExpansion(ownHits, addedHits, EXPANSION_WEIGHT, input.depth) : ownHits;
+    const asked = fulltext.slice(0, input.detailRank).map((hit) => hit.chunk_id);
+    if (!input.docstore) {
+      const details = await searchRepo.chunkDetails(db, companyId, asked);
+      return { fulltext, docstore: null, details, asked };
+    }
+    const docstore = await searchRepo.docstoreWithDetails(db, { ...input, fulltext: null }, asked);
+    return { fulltext, docstore: docstore.hits, details: docstore.details, asked };
+  }
+
+  /**
+   * The text lanes from memory when the company's small-KB index is held and the query's words
+   * known, else in SQL (and a large company's BM25 index prepared: `indexedLanes` answers once it
+   * is held).
    */
   async function textLanes(input: searchRepo.TextLanesInput): Promise<TextLanes> {
     if (input.fulltext === 'ts_rank_cd') return searchRepo.textLanes(db, input);
     const held = memory?.search(input.companyId, { ...input, fulltext: input.fulltext === 'bm25' });
     if (held) return held;
-    if (input.fulltext === 'bm25' && bm25 && bm25.heldVersion(input.companyId) !== null) {
-      const [lexemes, docstore] = await Promise.all([
-        lexemesOf(input.query, input.configs),
-        input.docstore ? searchRepo.textLanes(db, { ...input, fulltext: null }) : null,
-      ]);
-      const fulltext = bm25.search(input.companyId, lexemes, input.filters, input.depth);
-      // Dropped while the words were read (a failed update): the lane in SQL.
-      const hits = fulltext ?? (await searchRepo.textLanes(db, { ...input, docstore: false })).fulltext;
-      return { fulltext: hits, docstore: docstore?.docstore ?? null, details: docstore?.details ?? [] };
-    }
-    // Not held (yet): in SQL, and the index prepared when the company is large enough for one.
     if (input.fulltext === 'bm25') bm25?.search(input.companyId, [], input.filters, 0);
     return searchRepo.textLanes(db, input);
+  }
+
+  /** The text lanes, with the full-text lane's expansion pass added in. */
+  async function allTextLanes(
+    companyId: string,
+    input: searchRepo.TextLanesInput,
+    expansion: string,
+  ): Promise<TextLanes & { asked?: string[] }> {
+    const indexed = input.fulltext === 'bm25' ? await indexedLanes(companyId, input, expansion) : null;
+    if (indexed) return indexed;
+    const [text, expanded] = await Promise.all([
+      textLanes(input),
+      expansion ? textLanes({ ...input, query: expansion, fulltext: 'bm25', docstore: false }) : null,
+    ]);
+    return {
+      fulltext:
+        text.fulltext && expanded?.fulltext
+          ? withExpansion(text.fulltext, expanded.fulltext, EXPANSION_WEIGHT, input.depth)
+          : text.fulltext,
+      docstore: text.docstore,
+      details: [...text.details, ...(expanded?.details ?? [])],
+    };
   }
 
   async function vectorLane(companyId: string, input: SearchInput, filters: LaneFilters, depth: number) {
@@ -180,44 +223,30 @@ export function createRetrieval(deps: {
     const configs = queryConfigs(input.query);
     const fulltextRanking = enabled.fulltext ? (input.fulltextRanking ?? 'bm25') : null;
     const expansion = fulltextRanking === 'bm25' && input.expand !== false ? expandQuery(input.query).text : '';
-    const [vector, text, expanded] = await Promise.all([
+    const textInput: searchRepo.TextLanesInput = {
+      companyId,
+      query: input.query,
+      configs,
+      filters,
+      depth,
+      fulltext: fulltextRanking,
+      docstore: enabled.docstore,
+      detailRank: topK,
+    };
+    const [vector, text] = await Promise.all([
       enabled.vector ? vectorLane(companyId, input, filters, depth) : null,
-      fulltextRanking || enabled.docstore
-        ? textLanes({
-            companyId,
-            query: input.query,
-            configs,
-            filters,
-            depth,
-            fulltext: fulltextRanking,
-            docstore: enabled.docstore,
-            detailRank: topK,
-          })
-        : null,
-      expansion
-        ? textLanes({
-            companyId,
-            query: expansion,
-            configs,
-            filters,
-            depth,
-            fulltext: 'bm25',
-            docstore: false,
-            detailRank: topK,
-          })
-        : null,
+      fulltextRanking || enabled.docstore ? allTextLanes(companyId, textInput, expansion) : null,
     ]);
     const lanes: Partial<Record<Lane, LaneHit[]>> = {};
     if (vector?.state === 'used') lanes.vector = vector.hits;
-    if (text?.fulltext)
-      lanes.fulltext = expanded?.fulltext
-        ? withExpansion(text.fulltext, expanded.fulltext, EXPANSION_WEIGHT, depth)
-        : text.fulltext;
+    if (text?.fulltext) lanes.fulltext = text.fulltext;
     if (text?.docstore) lanes.docstore = text.docstore;
     const fused = fuse(lanes).slice(0, topK);
-    // The text lanes bring the details of their top hits; the rest (vector hits, deeper ranks) is looked up.
-    const details = new Map([...(text?.details ?? []), ...(expanded?.details ?? [])].map((row) => [row.id, row]));
-    const missing = fused.map((hit) => hit.chunk_id).filter((id) => !details.has(id));
+    // The text lanes bring the details of their top hits; the rest (vector hits, deeper ranks) is
+    // looked up (not those already asked for: deleted since the index last heard).
+    const details = new Map((text?.details ?? []).map((row) => [row.id, row]));
+    const asked = new Set(text?.asked ?? []);
+    const missing = fused.map((hit) => hit.chunk_id).filter((id) => !details.has(id) && !asked.has(id));
     for (const row of await searchRepo.chunkDetails(db, companyId, missing)) details.set(row.id, row);
     const results: SearchResult[] = [];
     for (const hit of fused) {

@@ -172,13 +172,28 @@ function docstoreLane(input: TextLanesInput) {
  * One text lane in one statement (one round trip): the query's lexemes, the lane's ranking, and
  * the details of the chunks it ranks within `detailRank`.
  */
-async function laneSearch(executor: Executor, input: TextLanesInput, lane: 'fulltext' | 'docstore') {
+async function laneSearch(
+  executor: Executor,
+  input: TextLanesInput,
+  lane: 'fulltext' | 'docstore',
+  detailIds: readonly string[] = [],
+) {
   const { query, configs, detailRank } = input;
+  // The details of other chunks asked for (the in-process lane's top hits) in the same round trip.
+  const extra = detailIds.length
+    ? sql`union all
+    select null::uuid, null::float8, null::bigint, c.id, c.text, c.document_id, d.title, d.questions, c.collection_id,
+           c.categories, c.language
+    from kb_chunks c join kb_documents d on d.id = c.document_id
+    where c.company_id = ${input.companyId} and c.id = any(${detailIds}::uuid[])`
+    : sql``;
   // Lexemes quoted for the tsquery parser as quoteLexeme does; chr(92) is a backslash, chr(39) a quote.
   const quoted = sql`chr(39) || replace(replace(l, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)`;
   const ranking =
     lane === 'docstore' ? docstoreLane(input) : input.fulltext === 'ts_rank_cd' ? tsRankCdLane(input) : bm25Lane(input);
-  const result = await prepared(sql<LaneHit & Partial<ChunkDetails>>`
+  const result = await prepared(sql<
+    { chunk_id: string | null; score: number | null; rank: unknown } & Partial<ChunkDetails>
+  >`
     with words as materialized (
       select distinct u.lexeme as l from unnest(${configs}::text[]) cfg, unnest(to_tsvector(cfg::regconfig, ${query})) u
     ), q as materialized (
@@ -186,7 +201,7 @@ async function laneSearch(executor: Executor, input: TextLanesInput, lane: 'full
     ), ${ranking}, hits as (
       select chunk_id, score, row_number() over (order by score desc, chunk_id) as rank from ${sql.ref(lane)}
     )
-    select h.chunk_id, h.score, x.*
+    select h.chunk_id, h.score, h.rank, x.*
     from hits h
     left join lateral (
       -- Only the top hits are looked up, each by its primary key (the lanes only rank the
@@ -197,11 +212,13 @@ async function laneSearch(executor: Executor, input: TextLanesInput, lane: 'full
       where h.rank <= ${detailRank} and c.id = h.chunk_id
       offset 0
     ) x on true
-    order by h.rank`).execute(executor);
-  const hits: LaneHit[] = result.rows.map(({ chunk_id, score }) => ({ chunk_id, score }));
+    ${extra}
+    order by rank nulls last`).execute(executor);
+  const hits: LaneHit[] = [];
+  for (const { chunk_id, score } of result.rows) if (chunk_id !== null) hits.push({ chunk_id, score: score! });
   const details = result.rows
     .filter((row) => row.id)
-    .map(({ chunk_id: _chunk, score: _score, ...detail }) => detail as ChunkDetails);
+    .map(({ chunk_id: _chunk, score: _score, rank: _rank, ...detail }) => detail as ChunkDetails);
   return { hits, details };
 }
 
@@ -220,6 +237,18 @@ export async function textLanes(executor: Executor, input: TextLanesInput): Prom
     docstore: docstore?.hits ?? null,
     details: [...(fulltext?.details ?? []), ...(docstore?.details ?? [])],
   };
+}
+
+/**
+ * The docstore lane (one statement) with the details of `detailIds` too: the top hits of a
+ * full-text lane answered in memory, whose details would otherwise cost a round trip of their own.
+ */
+export async function docstoreWithDetails(
+  executor: Executor,
+  input: TextLanesInput,
+  detailIds: readonly string[],
+): Promise<{ hits: LaneHit[]; details: ChunkDetails[] }> {
+  return laneSearch(executor, input, 'docstore', detailIds);
 }
 
 /** The lexemes (with positions) of each word read alone under `config`, in the order given. */

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { TaskStatus } from './knowledge.tables.js';
 
-// ---------------------------------------------------------------- ingestion task
+// ---------------------------------------------------------------- tasks (documents and crawls)
 
 /** What a worker needs to process a document; null when it is not waiting for one. */
 export interface ClaimedDocument {
@@ -39,13 +39,7 @@ export async function claimDocument(
 ): Promise<ClaimedDocument | undefined> {
   return executor
     .updateTable('kb_documents')
-    .set({
-      status: 'processing',
-      attempt: sql<number>`attempt + 1`,
-      worker_id: workerId,
-      processing_started_at: now,
-      updated_at: now,
-    })
+    .set({ ...CLAIMED(now, workerId), processing_started_at: now })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returning([
@@ -68,25 +62,89 @@ export async function claimDocument(
 }
 
 /**
- * Puts back to pending the tasks processing under one of `workerIds` (dead workers), or, with
- * `staleBefore`, processing without an owner since before it (claimed by a direct call, or before
- * owners were recorded). Their ids, for the jobs that take them again.
+ * The rows that are tasks a worker claims and fences by attempt: a document's ingestion and a
+ * website crawl. Their state changes are these, whichever the table.
+ */
+export type TaskTable = 'kb_documents' | 'kb_crawls';
+
+/**
+ * Puts back to pending the tasks of `table` processing under one of `workerIds` (dead workers),
+ * or one task whose `attempt` is still the current one (handed back). Their ids, for the jobs
+ * that take them again.
+ */
+export async function requeueTasks(
+  executor: Executor,
+  table: TaskTable,
+  owners: { workerIds: readonly number[] } | { id: string; attempt: number },
+  now: Date,
+): Promise<string[]> {
+  if ('workerIds' in owners && owners.workerIds.length === 0) return [];
+  const rows = await executor
+    .updateTable(table)
+    .set({ status: 'pending', worker_id: null, updated_at: now })
+    .where('status', '=', 'processing')
+    .where((eb) =>
+      'workerIds' in owners
+        ? eb('worker_id', 'in', [...owners.workerIds])
+        : eb.and([eb('id', '=', owners.id), eb('attempt', '=', owners.attempt)]),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Locks the task's row if `attempt` is still the running one (else another worker took it over). */
+export async function lockTaskAttempt(
+  executor: Executor,
+  table: TaskTable,
+  id: string,
+  attempt: number,
+): Promise<boolean> {
+  const row = await executor
+    .selectFrom(table)
+    .select('id')
+    .where('id', '=', id)
+    .where('attempt', '=', attempt)
+    .where('status', '=', 'processing')
+    .forUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A pending task taken by `workerId` (null: a direct call): processing, attempt + 1. */
+export const CLAIMED = (now: Date, workerId: number | null) => ({
+  status: 'processing' as const,
+  attempt: sql<number>`attempt + 1`,
+  worker_id: workerId,
+  updated_at: now,
+});
+
+/** A document's task back to pending with a new task id (new content, or a crawled page changed). */
+export const PENDING_AGAIN = (now: Date) => ({
+  status: 'pending' as const,
+  error: null,
+  task_id: sql<string>`gen_random_uuid()`,
+  completed_at: null,
+  updated_at: now,
+});
+
+/**
+ * Puts back to pending the ingestion tasks of dead workers (`workerIds`), or, with
+ * `staleBefore`, those processing without an owner since before it (claimed by a direct call, or
+ * before owners were recorded). Their ids, for the jobs that take them again.
  */
 export async function requeueDocuments(
   executor: Executor,
   owners: { workerIds: readonly number[] } | { staleBefore: Date },
   now: Date,
 ): Promise<string[]> {
-  if ('workerIds' in owners && owners.workerIds.length === 0) return [];
+  if ('workerIds' in owners) return requeueTasks(executor, 'kb_documents', owners, now);
   const rows = await executor
     .updateTable('kb_documents')
     .set({ status: 'pending', worker_id: null, updated_at: now })
     .where('status', '=', 'processing')
-    .where((eb) =>
-      'workerIds' in owners
-        ? eb('worker_id', 'in', [...owners.workerIds])
-        : eb.and([eb('worker_id', 'is', null), eb('processing_started_at', '<', owners.staleBefore)]),
-    )
+    .where('worker_id', 'is', null)
+    .where('processing_started_at', '<', owners.staleBefore)
     .returning('id')
     .execute();
   return rows.map((row) => row.id);
@@ -94,14 +152,7 @@ export async function requeueDocuments(
 
 /** Puts one claimed task back to pending if `attempt` is still the current one. */
 export async function releaseDocument(executor: Executor, id: string, attempt: number, now: Date): Promise<boolean> {
-  const result = await executor
-    .updateTable('kb_documents')
-    .set({ status: 'pending', worker_id: null, updated_at: now })
-    .where('id', '=', id)
-    .where('attempt', '=', attempt)
-    .where('status', '=', 'processing')
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return (await requeueTasks(executor, 'kb_documents', { id, attempt }, now)).length > 0;
 }
 
 /** Records how far run `taskId` of a document has got (one row per document, the latest run's). */
@@ -127,17 +178,8 @@ export async function saveProgress(
 }
 
 /** Locks the document row if `attempt` is still the current one (else another worker took it). */
-export async function lockAttempt(executor: Executor, id: string, attempt: number): Promise<boolean> {
-  const row = await executor
-    .selectFrom('kb_documents')
-    .select('id')
-    .where('id', '=', id)
-    .where('attempt', '=', attempt)
-    .where('status', '=', 'processing')
-    .forUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
-}
+export const lockAttempt = (executor: Executor, id: string, attempt: number) =>
+  lockTaskAttempt(executor, 'kb_documents', id, attempt);
 
 export async function finishDocument(
   executor: Executor,
@@ -255,6 +297,9 @@ function toBytes(vector: Float32Array): Buffer {
  * Replaces a document's chunks: full-text vectors (title, questions and chunk text, in the document's
  * text-search configuration), postings for BM25, embeddings, statistics and version.
  */
+/** Chunks inserted by one statement (its parameters stay a few arrays of bounded size). */
+const CHUNKS_PER_STATEMENT = 1000;
+
 export async function replaceChunks(
   executor: Executor,
   document: {
@@ -274,31 +319,31 @@ export async function replaceChunks(
 ): Promise<void> {
   await deleteChunks(executor, document.company_id, document.id);
   if (chunks.length === 0) return;
-  for (let start = 0; start < chunks.length; start += 500) {
-    const batch = chunks.slice(start, start + 500);
-    await executor
-      .insertInto('kb_chunks')
-      .values(
-        batch.map((chunk) => {
-          const heading = [document.title, ...document.questions].join('\n');
-          const tsv = sql<string>`to_tsvector(${config}::regconfig, ${heading} || ' ' || ${chunk.text})`;
-          return {
-            company_id: document.company_id,
-            document_id: document.id,
-            collection_id: document.collection_id,
-            categories: document.categories,
-            document_created_at: document.created_at,
-            ordinal: chunk.ordinal,
-            text: chunk.text,
-            language,
-            tsv,
-            token_count: sql<number>`(select coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) from unnest(${tsv}) u)`,
-            embedding: chunk.embedding ? toBytes(chunk.embedding) : null,
-            embedding_model: chunk.embedding ? embeddingModel : null,
-          };
-        }),
-      )
-      .execute();
+  const heading = [document.title, ...document.questions].join('\n');
+  for (let start = 0; start < chunks.length; start += CHUNKS_PER_STATEMENT) {
+    const batch = chunks.slice(start, start + CHUNKS_PER_STATEMENT);
+    // One statement of a few array parameters: each chunk's text sent once, the vectors as one
+    // binary value sliced by the database, the full-text vector and its length computed there;
+    // nothing built per row on the event loop (a statement of a row per chunk sent each text
+    // three times and compiled thousands of placeholders).
+    const vectors = batch.flatMap((chunk) => (chunk.embedding ? [toBytes(chunk.embedding)] : []));
+    const width = vectors[0]?.length ?? 0;
+    if (vectors.some((vector) => vector.length !== width))
+      throw new Error("a document's chunks must have vectors of one width");
+    let slot = 0;
+    const slots = batch.map((chunk) => (chunk.embedding ? slot++ : -1));
+    await sql`
+      insert into kb_chunks (company_id, document_id, collection_id, categories, document_created_at,
+        ordinal, text, language, tsv, token_count, embedding, embedding_model)
+      select ${document.company_id}::uuid, ${document.id}::uuid, ${document.collection_id}::uuid,
+        ${document.categories}::text[], ${document.created_at}::timestamptz, c.ordinal, c.text, ${language},
+        v.tsv, (select coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) from unnest(v.tsv) u),
+        case when c.slot >= 0 then substring(${Buffer.concat(vectors)}::bytea from c.slot * ${width}::int + 1 for ${width}::int) end,
+        case when c.slot >= 0 then ${embeddingModel}::text end
+      from unnest(${batch.map((chunk) => chunk.ordinal)}::int[], ${batch.map((chunk) => chunk.text)}::text[],
+        ${slots}::int[]) with ordinality as c(ordinal, text, slot, n)
+      cross join lateral (select to_tsvector(${config}::regconfig, ${heading} || ' ' || c.text) as tsv) v
+      order by c.n`.execute(executor);
   }
   await sql`
     insert into kb_postings (company_id, lexeme, chunk_id, tf, dl)

@@ -144,14 +144,63 @@ const MARKS: [RegExp, Partial<Record<TermLanguage, number>>][] = [
   [/[ìò]/g, { it: 1.5 }],
   [/[áíóú]/g, { es: 1, pt: 1 }],
   [/[àù]/g, { fr: 1, it: 1 }],
+  // Spellings of one language: Portuguese nh/lh before a vowel (minha, senha, trabalho; not
+  // English un-/en-/in- + h) and -ção/-ções/-ões; Spanish -ción/-ciones; Italian -zione/-zioni, gli;
+  // German -ung; French eau and -eux.
+  [/(?<!(?:^|[^\p{L}])(?:un|en|in))(?<=\p{L})(?:nh|lh)(?=[aeiouáéíóúâêôãõ])/gu, { pt: 1.5 }],
+  [/(?:çã|çõ|õe)/g, { pt: 1 }],
+  [/ci[oó]n(?:es)?\b/g, { es: 1.5 }],
+  [/zion[ei]\b|\bgli\b/g, { it: 1 }],
+  [/ung\b/g, { de: 1 }],
+  [/eau|eux\b/g, { fr: 1 }],
 ];
+
+/** Of each stop word, the languages whose lists hold it (a word several share says less of each). */
+const STOP_LANGUAGES = new Map<string, TermLanguage[]>();
+for (const word of EN_STOP) STOP_LANGUAGES.set(word, ['en']);
+for (const [language, { stop }] of Object.entries(LATIN) as [TermLanguage, { stop: Set<string> }][])
+  for (const word of stop) STOP_LANGUAGES.set(word, [...(STOP_LANGUAGES.get(word) ?? []), language]);
+
+/** How much a short text holds of each language's function words and letters. */
+function languageScores(text: string): Record<TermLanguage, number> {
+  const lower = text.normalize('NFC').toLowerCase();
+  const tokens = lower.match(/\p{L}+/gu) ?? [];
+  const score: Record<TermLanguage, number> = { en: 0, ar: 0, fr: 0, de: 0, es: 0, pt: 0, it: 0 };
+  for (const token of tokens) {
+    // A word of one language counts 1; one of several (Spanish and Portuguese "o", "que", "de")
+    // is split between them, so that the words only one language has decide.
+    const languages = STOP_LANGUAGES.get(token);
+    if (languages) for (const language of languages) score[language] += 1 / languages.length;
+  }
+  for (const [pattern, weights] of MARKS) {
+    const count = lower.match(pattern)?.length ?? 0;
+    if (count)
+      for (const [language, weight] of Object.entries(weights)) score[language as TermLanguage] += count * weight;
+  }
+  // French elisions (l'…, d'…, qu'…) and the contractions of the others.
+  score.fr += (lower.match(/\b(?:l|d|qu|j|n|s|c)['’]\p{L}/gu)?.length ?? 0) * 1.5;
+  return score;
+}
+
+/** What else tells a question's language: the customer's earlier messages, the language of the passages found. */
+export interface LanguageHints {
+  /** The customer's earlier messages of the conversation, oldest first. */
+  history?: readonly string[];
+  /** Languages of the passages found for the question (the matched articles'), best first. */
+  passages?: readonly (string | null | undefined)[];
+}
+
+const isTermLanguage = (value: unknown): value is TermLanguage =>
+  typeof value === 'string' && (TERM_LANGUAGES as readonly string[]).includes(value);
 
 /**
  * The language of a short text (a customer's question), by its function words and the letters
  * only some languages write: script first (Arabic), then the Latin-script language whose stop
- * words and letters it holds most; English when none stands out.
+ * words and letters it holds most. When languages tie (a question of a few words that Spanish
+ * and Portuguese share), the hints decide: the language the customer wrote in before, then the
+ * language of the best passage found among those tied. English when nothing stands out.
  */
-export function languageOfText(text: string): TermLanguage {
+export function languageOfText(text: string, hints: LanguageHints = {}): TermLanguage {
   let arabic = 0;
   let latin = 0;
   for (let i = 0; i < text.length; i++) {
@@ -161,23 +210,19 @@ export function languageOfText(text: string): TermLanguage {
       latin++;
   }
   if (arabic > latin) return 'ar';
-  const lower = text.normalize('NFC').toLowerCase();
-  const tokens = lower.match(/\p{L}+/gu) ?? [];
-  const score: Record<TermLanguage, number> = { en: 0, ar: 0, fr: 0, de: 0, es: 0, pt: 0, it: 0 };
-  for (const token of tokens) {
-    if (EN_STOP.has(token)) score.en += 1;
-    for (const [language, { stop }] of Object.entries(LATIN)) if (stop.has(token)) score[language as TermLanguage] += 1;
-  }
-  for (const [pattern, weights] of MARKS) {
-    const count = lower.match(pattern)?.length ?? 0;
-    if (count)
-      for (const [language, weight] of Object.entries(weights)) score[language as TermLanguage] += count * weight;
-  }
-  // French elisions (l'…, d'…, qu'…) and the contractions of the others.
-  score.fr += (lower.match(/\b(?:l|d|qu|j|n|s|c)['’]\p{L}/gu)?.length ?? 0) * 1.5;
-  let best: TermLanguage = 'en';
-  for (const language of ['fr', 'de', 'es', 'pt', 'it'] as const) if (score[language] > score[best]) best = language;
-  return best;
+  const score = languageScores(text);
+  const order = ['en', 'fr', 'de', 'es', 'pt', 'it'] as const;
+  const top = Math.max(...order.map((language) => score[language]));
+  const tied = order.filter((language) => score[language] === top && top > 0);
+  if (tied.length === 1) return tied[0]!;
+  // Nothing said (no function word, no telling letter): the conversation's language, else English.
+  const earlier = hints.history?.length ? languageOfText(hints.history.join('\n')) : null;
+  if (tied.length === 0) return earlier ?? 'en';
+  if (earlier && tied.includes(earlier as (typeof order)[number])) return earlier;
+  const found = hints.passages?.find(
+    (language) => isTermLanguage(language) && tied.includes(language as (typeof order)[number]),
+  );
+  return (found as TermLanguage | undefined) ?? tied[0]!;
 }
 
 const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)*/gu;

@@ -10,7 +10,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { AppError, renderError } from '../../http/errors.js';
 import type { ChatModule, TurnResult } from '../chat/index.js';
 import { extensionOf, usageOf, type PreparedCompletion } from './openai-api.service.js';
-import { startEventStream } from '../../http/sse.js';
+import { onHeartbeat, startEventStream } from '../../http/sse.js';
 
 export interface CompletionStreamOptions {
   heartbeatMs: number;
@@ -48,8 +48,7 @@ export async function streamCompletion(
     logprobs: null,
     finish_reason: finish,
   });
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), options.heartbeatMs);
-  heartbeat.unref();
+  const stopHeartbeat = onHeartbeat(options.heartbeatMs, () => write(': heartbeat\n\n'));
   const signal = clientGone(reply);
   const conversation_id = prepared.turn.conversation.id;
   chunk([choice({ role: 'assistant', content: '' })], { switchboard: { conversation_id } });
@@ -73,7 +72,7 @@ export async function streamCompletion(
         : { statusCode: 500, code: 'InternalServerError', message: 'Internal server error' };
     write(`data: ${JSON.stringify(renderError('openai', failure, '/v1/chat/completions'))}\n\n`);
   } finally {
-    clearInterval(heartbeat);
+    stopHeartbeat();
     raw.end();
   }
 }

@@ -38,7 +38,10 @@ export type VoiceEvent =
       index: number;
       format: string;
       content_type: string;
-      /** What was spoken (the sentence without citation markers). */
+      /**
+       * What was spoken (the sentence without citation markers); empty in a chunk that continues
+       * the sentence of the chunk before it (a turn's first sentence may come in two).
+       */
       text: string;
       /** Milliseconds from the moment this sentence's text was complete on the server to this event. */
       text_to_audio_ms: number;
@@ -221,6 +224,7 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
       if (prepared.transcript !== null) send({ type: 'transcribed_text', content: prepared.transcript });
       const splitter = sentenceSplitter();
       let index = 0;
+      let asked = 0;
       let spoken: Promise<void> = Promise.resolve();
       let failure: unknown = null;
       const speak = (sentence: string) => {
@@ -229,26 +233,41 @@ export function createVoiceRespond(deps: VoiceRespondDeps) {
         const text = spokenText(sentence);
         if (!text) return;
         for (const piece of pieces(text)) {
-          const at = index++;
+          // The turn's first audio: its first moment as a chunk of its own, ahead of other synthesis.
+          const firstPart = !asked++;
           spoken = spoken.then(async () => {
             if (failure || signal.aborted) return;
-            try {
-              // Each chunk a complete file (MP3 info frame, WAV sizes): chunks play back to back without gaps.
-              const audio = await collect(
-                await deps.speech.speak(voiceAgent.voice_id, settings(voiceAgent, format, piece), signal, scope, {
-                  complete: true,
-                }),
-              );
-              if (signal.aborted) return;
+            const sendAudio = (audio: Buffer, said: string) =>
               send({
                 type: 'audio_chunk',
-                index: at,
+                index: index++,
                 format,
                 content_type: contentType,
-                text: piece,
+                text: said,
                 text_to_audio_ms: Math.round((performance.now() - completeAt) * 10) / 10,
                 audio: audio.toString('base64'),
               });
+            try {
+              // Each chunk a complete file (MP3 info frame, WAV sizes): chunks play back to back without gaps.
+              const audio = await deps.speech.speak(
+                voiceAgent.voice_id,
+                settings(voiceAgent, format, piece),
+                signal,
+                scope,
+                { complete: true, firstPart },
+              );
+              if (!audio.files) {
+                const bytes = await collect(audio);
+                if (!signal.aborted) sendAudio(bytes, piece);
+                return;
+              }
+              // The piece's text goes with its first file; the files after it continue the same words.
+              let said = piece;
+              for await (const file of audio.body) {
+                if (signal.aborted) return;
+                sendAudio(file, said);
+                said = '';
+              }
             } catch (error) {
               if (!signal.aborted) failure = error;
             }

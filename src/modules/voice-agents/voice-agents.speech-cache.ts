@@ -18,9 +18,10 @@ export interface SpeechCacheOptions {
 }
 
 export interface SpeechCache {
-  get(companyId: string, key: string): Buffer | undefined;
+  /** A finished synthesis, as the chunks it was served in (complete files when it was sent as such). */
+  get(companyId: string, key: string): readonly Buffer[] | undefined;
   /** Keeps a finished synthesis (one larger than a quarter of a partition is not kept). */
-  set(companyId: string, key: string, audio: Buffer): void;
+  set(companyId: string, key: string, parts: readonly Buffer[]): void;
   /** The largest body kept: a synthesis past it stops being collected for the cache. */
   readonly maxEntryBytes: number;
   stats(): { companies: number; entries: number; bytes: number };
@@ -56,20 +57,22 @@ export function speechCacheKey(input: {
   return createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
 }
 
+const bytesOf = (parts: readonly Buffer[]) => parts.reduce((sum, part) => sum + part.length, 0);
+
 export function createSpeechCache(options: SpeechCacheOptions): SpeechCache | null {
   if (options.maxBytes <= 0 || options.companyBytes <= 0) return null;
   const companyBytes = Math.min(options.companyBytes, options.maxBytes);
   const maxEntryBytes = Math.max(1, Math.floor(companyBytes / 4));
-  const partitions = new LRUCache<string, LRUCache<string, Buffer>>({
+  const partitions = new LRUCache<string, LRUCache<string, readonly Buffer[]>>({
     max: Math.max(1, Math.floor(options.maxBytes / companyBytes)),
   });
   const partition = (companyId: string) => {
     let found = partitions.get(companyId);
     if (!found) {
-      found = new LRUCache<string, Buffer>({
+      found = new LRUCache<string, readonly Buffer[]>({
         maxSize: companyBytes,
         maxEntrySize: maxEntryBytes,
-        sizeCalculation: (audio) => Math.max(1, audio.length),
+        sizeCalculation: (parts) => Math.max(1, bytesOf(parts)),
       });
       partitions.set(companyId, found);
     }
@@ -78,8 +81,9 @@ export function createSpeechCache(options: SpeechCacheOptions): SpeechCache | nu
   return {
     maxEntryBytes,
     get: (companyId, key) => partitions.get(companyId)?.get(key),
-    set(companyId, key, audio) {
-      if (audio.length > 0 && audio.length <= maxEntryBytes) partition(companyId).set(key, audio);
+    set(companyId, key, parts) {
+      const size = bytesOf(parts);
+      if (size > 0 && size <= maxEntryBytes) partition(companyId).set(key, parts);
     },
     stats() {
       let entries = 0;

@@ -51,14 +51,22 @@ export interface SpeakOptions {
    * complete: its header carries the real sizes.
    */
   complete?: boolean;
+  /**
+   * With `complete`: the first moment of the first sentence as a complete file of its own, ahead
+   * of other synthesis, then the rest as another (engines that `splitsFirstPart`; others give one
+   * file). A spoken turn asks it for its first sentence, so its first audio leaves sooner.
+   */
+  firstPart?: boolean;
 }
 
 export interface SpokenAudio {
   contentType: string;
   /** The audio, the first chunk already synthesised (so a refusal is an error status, not a cut stream). */
   body: AsyncIterable<Buffer>;
-  /** The whole file, when it was made complete (WAV, or `complete` asked); `body` yields it too. */
+  /** The whole file, when it was made complete (WAV, or `complete` asked) as one; `body` yields it too. */
   bytes?: Buffer;
+  /** `body` yields complete files, one per chunk (`firstPart` honoured). */
+  files?: boolean;
 }
 
 export interface Transcription {
@@ -127,12 +135,17 @@ async function whole(body: AsyncIterable<Buffer>, format: OutputFormat, voiceId:
   return format.startsWith('wav_') ? withWavSizes(bytes) : bytes;
 }
 
-async function* once(bytes: Buffer): AsyncIterable<Buffer> {
-  yield bytes;
+async function* replay(parts: readonly Buffer[]): AsyncIterable<Buffer> {
+  yield* parts;
 }
 
-/** The synthesis as it streams, kept in the cache once it ended whole (not cut, not too large). */
-function caching(source: AsyncIterable<Buffer>, keep: (audio: Buffer) => void, maxBytes: number, signal: AbortSignal) {
+/** The synthesis as it streams, kept in the cache (its chunks) once it ended whole (not cut, not too large). */
+function caching(
+  source: AsyncIterable<Buffer>,
+  keep: (parts: Buffer[]) => void,
+  maxBytes: number,
+  signal: AbortSignal,
+) {
   return {
     async *[Symbol.asyncIterator]() {
       const parts: Buffer[] = [];
@@ -142,7 +155,7 @@ function caching(source: AsyncIterable<Buffer>, keep: (audio: Buffer) => void, m
         size += part.length;
         yield part;
       }
-      if (size <= maxBytes && !signal.aborted) keep(Buffer.concat(parts, size));
+      if (size <= maxBytes && !signal.aborted) keep(parts);
     },
   };
 }
@@ -232,6 +245,7 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
       if (!curated && !(await providerKnows(voiceId, signal))) throw AppErrors.notFound('Voice', voiceId);
       const language = input.language_code?.slice(0, 2).toLowerCase();
       const complete = options.complete === true || format.startsWith('wav_');
+      const files = complete && options.firstPart === true && engine.splitsFirstPart === true;
       const request = {
         text: input.text,
         voice: { voiceId, ...(curated ? { offlineVoice: offlineVoiceFor(curated, language) } : {}) },
@@ -243,25 +257,28 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
         similarityBoost: input.voice_similarity_boost,
         style: input.voice_style,
         ...(complete ? { complete: true } : {}),
+        ...(files ? { firstPart: true } : {}),
       };
       const contentType = contentTypeOf(format);
       const answer = async (body: AsyncIterable<Buffer>): Promise<SpokenAudio> => {
         if (!complete) return { contentType, body };
+        // Each chunk a complete file of the engine's own encoders (WAV sizes included).
+        if (files) return { contentType, body, files };
         const bytes = await whole(body, format, voiceId);
-        return { contentType, body: once(bytes), bytes };
+        return { contentType, body: replay([bytes]), bytes };
       };
       if (!cache || !scope || !PURE_ENGINES.has(engine.id))
         return answer(await started(engine.synthesize(request, signal), voiceId));
       const key = speechCacheKey({
         ...request,
-        format: complete ? `${format}:complete` : format,
+        format: files ? `${format}:complete:parts` : complete ? `${format}:complete` : format,
         engine: engine.id,
         voiceId,
         offlineVoice: request.voice.offlineVoice,
       });
       const hit = cache.get(scope.companyId, key);
-      if (hit) return answer(once(hit));
-      const keep = (audio: Buffer) => cache.set(scope.companyId, key, audio);
+      if (hit) return answer(replay(hit));
+      const keep = (parts: Buffer[]) => cache.set(scope.companyId, key, parts);
       const source = caching(engine.synthesize(request, signal), keep, cache.maxEntryBytes, signal);
       return answer(await started(source, voiceId));
     },
