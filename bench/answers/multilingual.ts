@@ -11,12 +11,9 @@
  *   npx tsx bench/answers/multilingual.ts [--list]
  */
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createContainer } from '../../src/container.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
+import { startInProcess } from '../lib/in-process.js';
 import { answerFromKnowledge } from '../../src/modules/chat/chat.kb-responder.js';
 import { createTenant } from '../../test/helpers/factories.js';
 import { benchDatabase } from '../lib/harness.js';
@@ -36,17 +33,7 @@ async function main() {
   const handle = createDatabase(database.url, 2);
   await migrateToLatest(handle.db);
   await handle.close();
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: database.url,
-    RUN_WORKERS: 'true',
-    EMBEDDINGS_PROVIDER: 'none',
-    RATE_LIMIT_ENABLED: 'false',
-  });
-  const container = createContainer({ config, databaseUrl: database.url, log: pino({ level: 'silent' }) });
-  const app = await buildApp(container);
-  await container.start();
+  const { container, app } = await startInProcess(database.url, { RUN_WORKERS: 'true' });
   try {
     const tenant = await createTenant(container, 'developer');
     const articleOf = new Map<string, (typeof MULTILINGUAL_ARTICLES)[number]>();

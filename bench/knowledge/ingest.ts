@@ -14,12 +14,9 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createContainer } from '../../src/container.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
+import { startInProcess } from '../lib/in-process.js';
 import { createCpuPool } from '../../src/lib/cpu-pool.js';
 import type { Format } from '../../src/modules/knowledge/knowledge.formats.js';
 import { parseAndPrepare } from '../../src/modules/knowledge/knowledge.parse.js';
@@ -116,18 +113,7 @@ async function responsiveness() {
   const handle = createDatabase(database.url, 2);
   await migrateToLatest(handle.db);
   await handle.close();
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: database.url,
-    RUN_WORKERS: 'true',
-    EMBEDDINGS_PROVIDER: 'none',
-    RATE_LIMIT_ENABLED: 'false',
-    MAX_UPLOAD_MB: '100',
-  });
-  const container = createContainer({ config, databaseUrl: database.url, log: pino({ level: 'silent' }) });
-  const app = await buildApp(container);
-  await container.start();
+  const { container, app } = await startInProcess(database.url, { RUN_WORKERS: 'true', MAX_UPLOAD_MB: '100' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

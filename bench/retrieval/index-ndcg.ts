@@ -10,12 +10,9 @@
  * Uses BENCH_DATABASE_URL, else a fresh database on the local PostgreSQL (dropped afterwards).
  */
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createContainer } from '../../src/container.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
+import { startInProcess } from '../lib/in-process.js';
 import { createTenant } from '../../test/helpers/factories.js';
 import { benchDatabase } from '../lib/harness.js';
 import { loadDataset } from './datasets.js';
@@ -23,22 +20,6 @@ import { ndcgAt, recallAt } from './metrics.js';
 import { seedDataset } from './seed.js';
 
 const { values } = parseArgs({ options: { datasets: { type: 'string', default: 'scifact,cranfield' } } });
-
-async function instance(databaseUrl: string, env: Record<string, string>) {
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: databaseUrl,
-    RUN_WORKERS: 'false',
-    EMBEDDINGS_PROVIDER: 'none',
-    RATE_LIMIT_ENABLED: 'false',
-    ...env,
-  });
-  const container = createContainer({ config, databaseUrl, log: pino({ level: 'silent' }) });
-  const app = await buildApp(container);
-  await container.start();
-  return { container, app, close: async () => (await app.close(), await container.close()) };
-}
 
 type Result = { document_id: string; chunk_id: string; scores: { fulltext?: number } };
 
@@ -55,7 +36,7 @@ async function main() {
   const database = await benchDatabase();
   const handle = createDatabase(database.url, 4);
   await migrateToLatest(handle.db);
-  const seeder = await instance(database.url, ARMS[0]![1]);
+  const seeder = await startInProcess(database.url, ARMS[0]![1]);
   try {
     for (const name of values.datasets!.split(',')) {
       const dataset = await loadDataset(name);
@@ -68,7 +49,7 @@ async function main() {
       );
       const results = new Map<string, Result[][]>();
       for (const [arm, env] of ARMS) {
-        const target = await instance(database.url, env);
+        const target = await startInProcess(database.url, env);
         try {
           const search = async (query: string, method: object) => {
             const response = await target.app.inject({

@@ -27,12 +27,9 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { pino } from 'pino';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createContainer } from '../../src/container.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
+import { startInProcess } from '../lib/in-process.js';
 import { Bm25Index } from '../../src/modules/knowledge/knowledge.bm25-index.js';
 import { readAllChunks } from '../../src/modules/knowledge/knowledge.index.repo.js';
 import { queryConfigs } from '../../src/modules/knowledge/knowledge.retrieval.js';
@@ -66,22 +63,6 @@ const line = (label: string, xs: number[]) => {
   const { p50, p95 } = stats(xs);
   return `${label.padEnd(52)} p50 ${p50.toFixed(2).padStart(7)} ms   p95 ${p95.toFixed(2).padStart(7)} ms`;
 };
-
-async function instance(databaseUrl: string, env: Record<string, string>) {
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: databaseUrl,
-    RUN_WORKERS: 'false',
-    EMBEDDINGS_PROVIDER: 'none',
-    RATE_LIMIT_ENABLED: 'false',
-    ...env,
-  });
-  const container = createContainer({ config, databaseUrl, log: pino({ level: 'silent' }) });
-  const app = await buildApp(container);
-  await container.start();
-  return { container, app, close: async () => (await app.close(), await container.close()) };
-}
 
 /**
  * Copies the base documents and chunks until the company holds `copies` times them: every copy
@@ -142,7 +123,7 @@ async function growTo(db: Db, companyId: string, copies: number, withPostings: b
   await sql`vacuum analyze kb_documents`.execute(db);
 }
 
-type Instance = Awaited<ReturnType<typeof instance>>;
+type Instance = Awaited<ReturnType<typeof startInProcess>>;
 
 async function searchTimes(target: Instance, headers: Record<string, string>, queries: string[], lanes: object) {
   const times: number[] = [];
@@ -185,7 +166,7 @@ async function firstToken(base: string, token: string, agentKey: string, query: 
 
 /** First token of builtin:kb turns: the large company vs a one-article company, paired, on one listening instance. */
 async function firstTokenRound(databaseUrl: string, large: ChatSetup, queries: string[]) {
-  const server = await instance(databaseUrl, {});
+  const server = await startInProcess(databaseUrl, {});
   try {
     const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
     const small = await chatSetup(server.app, server.container, { model: 'builtin:kb' });
@@ -285,7 +266,7 @@ async function main() {
   await migrateToLatest(db);
   const sizes = values.copies!.split(',').map(Number);
   const postingsUpTo = Number(values['postings-up-to']);
-  const seeder = await instance(database.url, { SEARCH_INDEX_MAX_CHUNKS: '0' });
+  const seeder = await startInProcess(database.url, { SEARCH_INDEX_MAX_CHUNKS: '0' });
   const large = await chatSetup(seeder.app, seeder.container, { model: 'builtin:kb' });
   const tenant = large.tenant;
   const headers = tenant.headers;
@@ -310,7 +291,7 @@ async function main() {
       const arms: [string, Record<string, string>][] = [['in-process index', {}]];
       if (postings) arms.unshift(['SQL', { SEARCH_INDEX_MAX_CHUNKS: '0' }]);
       for (const [label, env] of arms) {
-        const target = await instance(database.url, env);
+        const target = await startInProcess(database.url, env);
         try {
           const built = performance.now();
           if (label !== 'SQL') {
