@@ -26,8 +26,9 @@ import { openAiHandler, type FakeOpenAi } from './fake-openai.js';
 export interface SelfSignedCertificate {
   key: string;
   cert: string;
-  /** The certificate's file (removed by `remove`). */
+  /** The certificate's and the key's files (removed by `remove`). */
   certFile: string;
+  keyFile: string;
   remove(): void;
 }
 
@@ -63,6 +64,7 @@ export function selfSignedCertificate(): SelfSignedCertificate {
     key: readFileSync(keyFile, 'utf8'),
     cert: readFileSync(certFile, 'utf8'),
     certFile,
+    keyFile,
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -162,10 +162,10 @@ export function createModelDispatcher(options: ModelDispatcherOptions): ModelDis
     // Emitted once the connection's protocol context is set, before any queued call is written.
     client.on('connect', () => {
       const h2 = connected?.alpnProtocol === 'h2';
-      protocols.set(key, h2 ? 'h2' : 'h1');
       connections[h2 ? 'h2' : 'h1'] += 1;
       const session = h2 ? http2SessionOf(connected) : undefined;
       if (!session) {
+        protocols.set(key, h2 ? 'h2' : 'h1');
         setLimit(client, h2 ? maxStreams : 1);
         release(key);
         return;
@@ -174,6 +174,8 @@ export function createModelDispatcher(options: ModelDispatcherOptions): ModelDis
       // arrive, a connection carries what the origin's last one allowed (one call at first).
       setLimit(client, streamsFor(key));
       session.on('remoteSettings', (settings: Http2Settings) => {
+        // The origin counts as speaking h2 once its limit is known (calls are held until then).
+        protocols.set(key, 'h2');
         peerStreams.set(key, settings.maxConcurrentStreams ?? maxStreams);
         setLimit(client, streamsFor(key));
         // After the drain the new limit makes the Pool hear, so the held calls come to this connection.
