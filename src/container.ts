@@ -29,8 +29,8 @@ import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
 import { createInboxService, type InboxService } from './modules/inbox/index.js';
 import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
-import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
-import { createModelDispatcher, fetchThrough } from './adapters/llm/model-dispatcher.js';
+import { createLlmClient } from './adapters/llm/llm-client.js';
+import { createModelDispatcher } from './adapters/llm/model-dispatcher.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
 import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
 import { createElevenLabsVoices } from './adapters/elevenlabs/elevenlabs-voices.js';
@@ -236,7 +236,7 @@ export function createContainer(options: ContainerOptions): Container {
   // Every model-provider call goes through this one dispatcher (LLM_HTTP2, LLM_CA_FILE).
   const modelDispatcher = createModelDispatcher(config.chat.llmHttp);
   const llm = instrumentLanguageModels(
-    createAiSdkLanguageModels({ providers: config.chat.llmProviders, fetch: fetchThrough(modelDispatcher) }),
+    createLlmClient({ providers: config.chat.llmProviders, dispatcher: modelDispatcher }),
     metrics,
   );
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });

@@ -1,18 +1,17 @@
 /**
  * The dispatcher of model-provider calls (src/adapters/llm/model-dispatcher.ts) against a local
  * provider that speaks OpenAI's chat-completions stream over TLS: HTTP/2 chosen by ALPN, or
- * HTTP/1.1 alone. Turns go through the model adapter the service uses, with `fetch` over the
- * dispatcher; the provider's certificate is self-signed and trusted by its PEM (LLM_CA_FILE).
+ * HTTP/1.1 alone. Turns go through the model client the service uses, over the dispatcher; the
+ * provider's certificate is self-signed and trusted by its PEM (LLM_CA_FILE).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { constants as http2Constants } from 'node:http2';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAiSdkLanguageModels } from '../src/adapters/ai-sdk/ai-sdk-llm.js';
+import { createLlmClient } from '../src/adapters/llm/llm-client.js';
 import {
   createModelDispatcher,
-  fetchThrough,
   type ModelDispatcher,
   type ModelDispatcherOptions,
 } from '../src/adapters/llm/model-dispatcher.js';
@@ -55,9 +54,9 @@ function models(
     ...options,
   });
   opened.push({ close: () => dispatcher.destroy() });
-  const llm = createAiSdkLanguageModels({
+  const llm = createLlmClient({
     providers: [{ name: 'p', type: 'openai', apiKey: 'sk-test', baseUrl: fake.url, models: [] }],
-    fetch: fetchThrough(dispatcher),
+    dispatcher,
   });
   return { llm, dispatcher };
 }

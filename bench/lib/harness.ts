@@ -161,7 +161,7 @@ export function apiClient(base: string, apiKey: string) {
 export interface FakeProviderProcess {
   url: string;
   /** Sets the reply of every following request; answers the connections accepted so far (TLS only). */
-  script(reply: { tokens: string[]; delayMs?: number }): Promise<{ connections?: number }>;
+  script(reply: { tokens: string[]; delayMs?: number; hangAfter?: number }): Promise<{ connections?: number }>;
   close(): Promise<void>;
 }
 

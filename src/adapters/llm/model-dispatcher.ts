@@ -1,6 +1,7 @@
 /**
  * The undici dispatcher of every call to a model provider (LLM_HTTP2, LLM_HTTP2_MAX_STREAMS,
- * LLM_CA_FILE; docs/decisions.md "HTTP/2 to model providers").
+ * LLM_CA_FILE; docs/decisions.md "HTTP/2 to model providers"), built once by container.ts and
+ * given to the model client (`createLlmClient({ dispatcher })`).
  *
  * Over HTTP/1.1 a streamed reply holds a connection, so each open turn costs the service two
  * sockets (its client's and its provider call's). With `http2` a TLS connection offers h2 by ALPN
@@ -25,7 +26,7 @@
  */
 import type { ClientHttp2Session, Settings as Http2Settings } from 'node:http2';
 import { rootCertificates, type TLSSocket } from 'node:tls';
-import { Agent, buildConnector, Client, fetch as undiciFetch, Pool, type Dispatcher } from 'undici';
+import { Agent, buildConnector, Client, Pool, type Dispatcher } from 'undici';
 
 export interface ModelDispatcherOptions {
   /** Offer HTTP/2 by ALPN on TLS connections (HTTP/1.1 when the provider does not pick it). */
@@ -223,10 +224,4 @@ export function createModelDispatcher(options: ModelDispatcherOptions): ModelDis
     value: { protocols: () => protocols, connections: () => ({ ...connections }) } satisfies ModelDispatcherState,
   });
   return composed;
-}
-
-/** `fetch` over `dispatcher`, for clients that take a fetch (the AI SDK's providers). */
-export function fetchThrough(dispatcher: Dispatcher): typeof globalThis.fetch {
-  return ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
-    undiciFetch(input, { ...init, dispatcher })) as unknown as typeof globalThis.fetch;
 }
