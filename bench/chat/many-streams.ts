@@ -262,10 +262,12 @@ async function main() {
     const opened = new Promise<void>((resolve) => (allOpen = resolve));
     let openNow = 0;
     let peak = 0;
-    const progress = setInterval(
-      () => console.log(`  ${fmt((performance.now() - t0) / 1000)} s: ${openNow} open`),
-      10_000,
-    );
+    // RSS at the most streams open seen by a tick: the figure per stream when not all open at once.
+    let atPeak = { open: 0, rss: 0 };
+    const progress = setInterval(() => {
+      console.log(`  ${fmt((performance.now() - t0) / 1000)} s: ${openNow} open`);
+      if (openNow > atPeak.open) atPeak = { open: openNow, rss: rssOf(pid) };
+    }, 10_000);
     const running = openStreams({ ...job, chunks: tokens.length }, streams, clients, (n) => {
       openNow = n;
       peak = Math.max(peak, n);
@@ -298,7 +300,12 @@ async function main() {
     console.log(`completed with every chunk and end: ${outcome.completed} of ${streams}, errors ${outcome.errors}`);
     for (const [message, n] of Object.entries(outcome.failures)) console.log(`  no answer ×${n}: ${message}`);
     console.log(`all open after ${fmt(openSeconds)} s; all done after ${fmt(elapsed)} s; peak open at once ${peak}`);
-    if (peak < streams) console.log('NOT ALL OPEN AT ONCE: the figures below are not per open stream (raise --hold)');
+    if (peak < streams) {
+      console.log('NOT ALL OPEN AT ONCE: "all open" below is after the end (raise --hold)');
+      console.log(
+        `RSS at ${atPeak.open} open (a 10 s tick): ${fmt(atPeak.rss)} MiB: ${fmt(((atPeak.rss - before.rss) * 1024) / atPeak.open)} KiB per open stream`,
+      );
+    }
     console.log(
       `RSS before ${fmt(before.rss)} MiB, all open ${fmt(atOpen.rss)} MiB, held 5 s later ${fmt(held.rss)} MiB: ${fmt(per)} KiB per open stream (target < 50)`,
     );
