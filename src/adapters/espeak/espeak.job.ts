@@ -4,10 +4,14 @@
  * (../tts/encoders.ts) and sent at once, so the first bytes leave after the first sentence. Run
  * in a worker thread; they stop at the next sentence when the caller gives up.
  *
- * `speakFirst` serves a spoken turn's first audio: it synthesises one sentence, encodes only its
- * first moment (cut at the quietest 10 ms between 0.35 and 0.9 s) as a complete file, and hands
- * back the rest of the PCM, which `speak` then encodes (`lead`) in a job of its own. The first
- * audio so costs one synthesis and under a second of encoding, whatever the sentence's length.
+ * `speakFirst` serves a spoken turn's first audio: it synthesises the start of one sentence only
+ * (espeak stops once 1.4 s of audio is made), encodes its first moment (cut at the quietest 10 ms
+ * between 0.35 and 0.9 s) as a complete file, and says where the rest starts; `speak` then
+ * synthesises that sentence again in a job of its own and encodes it from there (`skip`).
+ * Synthesis is a pure function of its input (./espeak-wasm.ts), so the second synthesis gives the
+ * same samples and the rest joins the first moment exactly. The first audio so costs 1.4 s of
+ * synthesis and under a second of encoding, whatever the sentence's length; the sentence's first
+ * 1.4 s are synthesised twice (espeak cannot resume a stopped synthesis).
  */
 import type { CpuJobContext } from '../../lib/cpu-pool.js';
 import type { OutputFormat } from '../../ports/text-to-speech.js';
@@ -24,8 +28,8 @@ export interface SpeakJobInput {
   complete?: boolean;
   /** The sentences to speak, already split (else `text` is split here). */
   sentences?: string[];
-  /** PCM at the engine's rate encoded before the sentences: the rest of a sentence whose start went first. */
-  lead?: { samples: Int16Array; sampleRate: number };
+  /** Samples of the first sentence already sent (its first moment, `FirstAudio.restFrom`): left out. */
+  skip?: number;
 }
 
 /** One step of the answer: the bytes encoded so far (maybe none: MP3 buffers frames), after a sentence or at the end. */
@@ -34,12 +38,11 @@ export interface SpeakJobChunk {
   sentence: boolean;
 }
 
-/** `speakFirst`'s answer: the sentence's first moment as a complete file, and the PCM of the rest. */
+/** `speakFirst`'s answer: the sentence's first moment as a complete file, and where the rest starts. */
 export interface FirstAudio {
   bytes: Uint8Array;
-  /** Empty when the sentence was short enough to be sent whole. */
-  rest: Int16Array;
-  sampleRate: number;
+  /** The sample (at the engine's rate) where the rest of the sentence starts; null when it went whole. */
+  restFrom: number | null;
 }
 
 /** The first moment is cut at the quietest 10 ms between these times; a shorter sentence goes whole. */
@@ -73,29 +76,28 @@ export function firstCut(samples: Int16Array, sampleRate: number): number {
 
 export async function speakFirst(input: SpeakJobInput): Promise<FirstAudio> {
   const engine = await espeakEngine();
-  const pcm = engine.speak(input.voice, input.wordsPerMinute, input.text);
+  // Enough to know whether the sentence is cut (CUT_BELOW_S) and to choose where.
+  const pcm = engine.speak(input.voice, input.wordsPerMinute, input.text, CUT_BELOW_S);
   const cut = firstCut(pcm.samples, pcm.sampleRate);
   const encoder = createEncoder(input.format, pcm.sampleRate, { complete: true });
   const head = encoder.push(pcm.samples.subarray(0, cut));
   const bytes = own(Buffer.concat([head, encoder.end()]));
-  return { bytes, rest: pcm.samples.slice(cut), sampleRate: pcm.sampleRate };
+  return { bytes, restFrom: pcm.complete && cut === pcm.samples.length ? null : cut };
 }
 
 export async function speak(input: SpeakJobInput, context: CpuJobContext<SpeakJobChunk>): Promise<void> {
   const engine = await espeakEngine();
   const complete = input.complete ?? false;
   let encoder: ReturnType<typeof createEncoder> | null = null;
-  if (input.lead?.samples.length) {
-    encoder = createEncoder(input.format, input.lead.sampleRate, { complete });
-    const bytes = own(encoder.push(input.lead.samples));
-    if (bytes.length) context.emit({ bytes, sentence: false }, [bytes.buffer]);
-  }
+  let skip = input.skip ?? 0;
   for (const sentence of input.sentences ?? splitSentences(input.text)) {
     context.throwIfCancelled();
     const pcm = engine.speak(input.voice, input.wordsPerMinute, sentence);
     encoder ??= createEncoder(input.format, pcm.sampleRate, { complete });
-    const bytes = own(encoder.push(pcm.samples));
-    context.emit({ bytes, sentence: true }, [bytes.buffer]);
+    const bytes = own(encoder.push(skip ? pcm.samples.subarray(skip) : pcm.samples));
+    // A sentence whose first moment went first was counted then.
+    if (bytes.length || !skip) context.emit({ bytes, sentence: !skip }, [bytes.buffer]);
+    skip = 0;
   }
   context.throwIfCancelled();
   const rest = own((encoder ?? createEncoder(input.format, 22_050, { complete })).end());
