@@ -81,11 +81,6 @@ interface EspeakModule {
 /** The engine's fixed wall-clock time (2024-01-01T00:00:00Z), advanced by a tick per reading. */
 const CLOCK_EPOCH_MS = 1_704_067_200_000;
 let loading: Promise<EspeakEngine> | null = null;
-const WARM_UP = [
-  'Hello, and welcome to our support line.',
-  'Refunds are paid to the original card within 5 business days.',
-  'How can I help you today?',
-];
 
 /** Where the package is, or null when the optional dependency is not installed. */
 export function espeakPackageDir(): string | null {
@@ -198,7 +193,7 @@ async function load(): Promise<EspeakEngine> {
       if (dirty) reset();
     });
   };
-  const engine: EspeakEngine = {
+  return {
     reset,
     speak(voice, wordsPerMinute, text, stopAfterSeconds) {
       if (dirty) reset();
@@ -223,11 +218,6 @@ async function load(): Promise<EspeakEngine> {
       return { samples, sampleRate, complete };
     },
   };
-  // The module is JavaScript: its first sentences run before the JIT has optimised it (several
-  // times slower). A few sentences at load start that, then the state goes back as it was.
-  for (const text of WARM_UP) engine.speak('en-us', 175, text);
-  reset();
-  return engine;
 }
 
 /** The thread's one engine, loaded on first use; throws SpeechError when the package is absent. */

@@ -5,13 +5,13 @@
  * in a worker thread; they stop at the next sentence when the caller gives up.
  *
  * `speakFirst` serves a spoken turn's first audio: it synthesises the start of one sentence only
- * (espeak stops once 1.4 s of audio is made), encodes its first moment (cut at the quietest 10 ms
- * between 0.35 and 0.9 s) as a complete file, and says where the rest starts; `speak` then
- * synthesises that sentence again in a job of its own and encodes it from there (`skip`).
- * Synthesis is a pure function of its input (./espeak-wasm.ts), so the second synthesis gives the
- * same samples and the rest joins the first moment exactly. The first audio so costs 1.4 s of
- * synthesis and under a second of encoding, whatever the sentence's length; the sentence's first
- * 1.4 s are synthesised twice (espeak cannot resume a stopped synthesis).
+ * (espeak stops once 0.9 s of audio is made; a sentence that ends before goes whole), encodes its
+ * first moment (cut at the quietest 10 ms between 0.35 and 0.9 s) as a complete file, and says
+ * where the rest starts; `speak` then synthesises that sentence again in a job of its own and
+ * encodes it from there (`skip`). Synthesis is a pure function of its input (./espeak-wasm.ts), so
+ * the second synthesis gives the same samples and the rest joins the first moment exactly. The
+ * first audio so costs under a second of synthesis and of encoding, whatever the sentence's
+ * length; the sentence's first second is synthesised twice (espeak cannot resume a stopped one).
  */
 import type { CpuJobContext } from '../../lib/cpu-pool.js';
 import type { OutputFormat } from '../../ports/text-to-speech.js';
@@ -48,7 +48,7 @@ export interface FirstAudio {
 /** The first moment is cut at the quietest 10 ms between these times; a shorter sentence goes whole. */
 const FIRST_CUT_FROM_S = 0.35;
 const FIRST_CUT_TO_S = 0.9;
-/** Sentences shorter than this are not cut (the rest would be too short to be worth a file of its own). */
+/** Sentences known to be shorter than this are not cut (the rest would be too short to be worth a file of its own). */
 const CUT_BELOW_S = 1.4;
 
 /** The bytes in an ArrayBuffer of their own, so they move to the caller instead of being copied. */
@@ -56,9 +56,13 @@ function own(bytes: Buffer): Uint8Array<ArrayBuffer> {
   return new Uint8Array(bytes);
 }
 
-/** Where to cut a sentence's first moment: the middle of its quietest 10 ms window in range (or its end). */
-export function firstCut(samples: Int16Array, sampleRate: number): number {
-  if (samples.length < sampleRate * CUT_BELOW_S) return samples.length;
+/**
+ * Where to cut a sentence's first moment: the middle of its quietest 10 ms window in range, or its
+ * end when the sentence is `complete` and short. `samples` may be only the sentence's start (at
+ * least FIRST_CUT_TO_S of it when not complete).
+ */
+export function firstCut(samples: Int16Array, sampleRate: number, complete = true): number {
+  if (complete && samples.length < sampleRate * CUT_BELOW_S) return samples.length;
   const window = Math.round(sampleRate * 0.01);
   const last = Math.round(sampleRate * FIRST_CUT_TO_S);
   let best = Infinity;
@@ -76,9 +80,9 @@ export function firstCut(samples: Int16Array, sampleRate: number): number {
 
 export async function speakFirst(input: SpeakJobInput): Promise<FirstAudio> {
   const engine = await espeakEngine();
-  // Enough to know whether the sentence is cut (CUT_BELOW_S) and to choose where.
-  const pcm = engine.speak(input.voice, input.wordsPerMinute, input.text, CUT_BELOW_S);
-  const cut = firstCut(pcm.samples, pcm.sampleRate);
+  // Enough to choose where to cut; a sentence that ends before that goes whole.
+  const pcm = engine.speak(input.voice, input.wordsPerMinute, input.text, FIRST_CUT_TO_S);
+  const cut = firstCut(pcm.samples, pcm.sampleRate, pcm.complete);
   const encoder = createEncoder(input.format, pcm.sampleRate, { complete: true });
   const head = encoder.push(pcm.samples.subarray(0, cut));
   const bytes = own(Buffer.concat([head, encoder.end()]));
