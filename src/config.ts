@@ -2,8 +2,8 @@
  * The only reader of process.env. Every setting is parsed, validated and frozen here;
  * a bad value throws a ConfigError naming the variable, and the entry point exits with it.
  */
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { defaultThreads } from './lib/cpu-pool.js';
 import { bool, ConfigError, identifier, int, modelsDir, oneOf, str, url, type Env } from './config.parse.js';
 import { knowledgeConfig, type KnowledgeConfig } from './config.knowledge.js';
 import { widgetConfig, type WidgetConfig } from './config.widget.js';
@@ -206,31 +206,37 @@ const ttsConfig = (env: Env): TtsConfig => ({
 });
 
 /**
- * The CPU pool (src/lib/cpu-pool.ts): CPU_POOL_THREADS worker threads (default: the cores less
- * one, 1–4), and per kind of job the queue that may wait (one more is refused with 503 and
+ * The CPU pool (src/lib/cpu-pool.ts): CPU_POOL_THREADS worker threads at niceness CPU_POOL_NICE
+ * (default 10: below the event loop, Linux only; the default threads are then one per core, 1–4,
+ * else the cores less one), and per kind of job the queue that may wait (one more is refused with 503 and
  * Retry-After) and the time limit of one job. `speech`: synthesis, encoding, resampling;
  * `documents`: parsing, OCR and chunking of knowledge documents (an ingestion job that finds the
  * queue full hands its task back for later). CPU_POOL_MAX_HEAP_MB caps each thread's heap.
  */
 export interface CpuPoolConfig {
   threads: number;
+  nice: number;
   maxHeapMb: number;
   speech: { queue: number; timeoutMs: number };
   documents: { queue: number; timeoutMs: number };
 }
 
-const cpuPoolConfig = (env: Env): CpuPoolConfig => ({
-  threads: int(env, 'CPU_POOL_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64),
-  maxHeapMb: int(env, 'CPU_POOL_MAX_HEAP_MB', 1024, 64, 65_536),
-  speech: {
-    queue: int(env, 'CPU_POOL_SPEECH_QUEUE', 16, 0, 10_000),
-    timeoutMs: int(env, 'CPU_POOL_SPEECH_TIMEOUT_MS', 120_000, 1000, 3_600_000),
-  },
-  documents: {
-    queue: int(env, 'CPU_POOL_DOCUMENTS_QUEUE', 16, 0, 10_000),
-    timeoutMs: int(env, 'CPU_POOL_DOCUMENTS_TIMEOUT_MS', 15 * 60_000, 1000, 3_600_000),
-  },
-});
+const cpuPoolConfig = (env: Env): CpuPoolConfig => {
+  const nice = int(env, 'CPU_POOL_NICE', 10, 0, 19);
+  return {
+    threads: int(env, 'CPU_POOL_THREADS', defaultThreads(nice), 1, 64),
+    nice,
+    maxHeapMb: int(env, 'CPU_POOL_MAX_HEAP_MB', 1024, 64, 65_536),
+    speech: {
+      queue: int(env, 'CPU_POOL_SPEECH_QUEUE', 16, 0, 10_000),
+      timeoutMs: int(env, 'CPU_POOL_SPEECH_TIMEOUT_MS', 120_000, 1000, 3_600_000),
+    },
+    documents: {
+      queue: int(env, 'CPU_POOL_DOCUMENTS_QUEUE', 16, 0, 10_000),
+      timeoutMs: int(env, 'CPU_POOL_DOCUMENTS_TIMEOUT_MS', 15 * 60_000, 1000, 3_600_000),
+    },
+  };
+};
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

@@ -29,7 +29,7 @@ import type { Mailer } from './ports/mailer.js';
 import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters.js';
 import { createInboxService, type InboxService } from './modules/inbox/index.js';
 import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
-import { createAiSdkLanguageModels } from './adapters/ai-sdk/ai-sdk-llm.js';
+import { createLlmClient } from './adapters/llm/llm-client.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
 import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
 import { createElevenLabsVoices } from './adapters/elevenlabs/elevenlabs-voices.js';
@@ -232,7 +232,7 @@ export function createContainer(options: ContainerOptions): Container {
     cpu,
     ...knowledgeAdapters,
   });
-  const llm = instrumentLanguageModels(createAiSdkLanguageModels({ providers: config.chat.llmProviders }), metrics);
+  const llm = instrumentLanguageModels(createLlmClient({ providers: config.chat.llmProviders }), metrics);
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
   // Support rollups are folded in the background where jobs run (readers add what is pending).
   const rollupFolder = createRollupFolder({ db, log: log.child({ module: 'support-queries' }) });

@@ -12,6 +12,7 @@ import { DOCUMENTS_KIND } from './modules/knowledge/index.js';
 export function cpuPoolOptions(config: Config['cpuPool'], metrics: Metrics, speechKind: string): CpuPoolOptions {
   return {
     threads: config.threads,
+    nice: config.nice,
     maxHeapMb: config.maxHeapMb,
     observer: metrics.cpuObserver,
     kinds: {

@@ -53,6 +53,19 @@ describe('the CPU pool', () => {
     });
   });
 
+  it.runIf(process.platform === 'linux')(
+    'runs its threads below the event loop, the event loop unchanged',
+    async () => {
+      const { niceness } = await import('./helpers/cpu-jobs.js');
+      const before = await niceness();
+      pool = createCpuPool({ threads: 2, nice: 7, kinds: { misc: { queue: 4 } } });
+      const nice = job<object, number>('misc', 'niceness');
+      const [first, second] = await Promise.all([pool.run(nice, {}), pool.run(nice, {})]);
+      expect([first, second]).toEqual([Math.min(19, before + 7), Math.min(19, before + 7)]);
+      expect(await niceness()).toBe(before);
+    },
+  );
+
   it('moves transferred input and streams chunks in order', async () => {
     pool = createCpuPool({ threads: 1, kinds: { misc: { queue: 4 } } });
     const bytes = new Uint8Array([1, 2, 3, 250]);

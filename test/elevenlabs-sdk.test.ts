@@ -86,11 +86,24 @@ describe('text to speech with the ElevenLabs SDK', () => {
     expect([...parseMp3(bytes).sampleRates]).toEqual([22050]);
   });
 
-  it('refuses in ElevenLabs’ shape: an unserved format (mp3_44100_32 offline, listing the served ones), an unknown voice, a bad key', async () => {
-    const format = await refusal(client().textToSpeech.convert(RACHEL, { text: 'Hi.', outputFormat: 'mp3_44100_32' }));
-    expect(format.statusCode).toBe(400);
-    expect(format.body.detail.status).toBe('invalid_request');
-    expect(format.body.detail.message).toContain('mp3_44100_128');
+  it('serves mp3_44100_32 offline at 44.1 kHz and 32 kb/s', async () => {
+    const audio = await client().textToSpeech.convert(RACHEL, { text: 'Hi there.', outputFormat: 'mp3_44100_32' });
+    const mp3 = parseMp3((await bytesOf(audio)).bytes);
+    expect([...mp3.sampleRates]).toEqual([44100]);
+    expect([...mp3.bitrates]).toEqual([32]);
+  });
+
+  it('refuses in ElevenLabs’ shape: an unknown format (listing the served ones), an unknown voice, a bad key', async () => {
+    // The SDK itself refuses formats outside its list (all of which are served): sent as it would.
+    const format = await fetch(`${base}/elevenlabs/v1/text-to-speech/${RACHEL}?output_format=mp3_48000_320`, {
+      method: 'POST',
+      headers: { 'xi-api-key': tenant.headers['x-api-key']!, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'Hi.' }),
+    });
+    expect(format.status).toBe(400);
+    const body = (await format.json()) as { detail: { status: string; message: string } };
+    expect(body.detail.status).toBe('invalid_request');
+    expect(body.detail.message).toContain('mp3_44100_128');
     const voice = await refusal(client().textToSpeech.convert('no-such-voice', { text: 'Hi.' }));
     expect(voice.statusCode).toBe(404);
     expect(voice.body.detail.message).toContain('no-such-voice');

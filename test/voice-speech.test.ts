@@ -242,23 +242,40 @@ describe('text to speech through providers', () => {
     }
   });
 
-  it('refuses with 400 a format the OpenAI-protocol engine does not serve, listing those it does', async () => {
+  it('serves mp3_44100_32 through the OpenAI-protocol engine at 44.1 kHz and 32 kb/s', async () => {
     const peer = await startFakeOpenAiSpeech();
     const t = await createTestApp({ RATE_LIMIT_ENABLED: 'false', TTS_URL: `${peer.url}/v1`, TTS_API_KEY: peer.apiKey });
     try {
       const tenant = await createTenant(t.container);
       const post = (payload: object) =>
         t.app.inject({ method: 'POST', url: TTS(RACHEL), headers: tenant.headers, payload });
-      const refused = await post({ text: 'Hi.', output_format: 'mp3_44100_32' });
-      expect(refused.statusCode).toBe(400);
-      expect(refused.json().detail).toContain('pcm_24000');
-      const ok = await post({ text: 'Hi.', output_format: 'pcm_24000' });
-      expect(ok.statusCode).toBe(200);
-      expect(ok.body).toBe('AUDIO:Hi.');
+      const mp3 = await post({ text: 'Hi.', output_format: 'mp3_44100_32' });
+      expect(mp3.statusCode).toBe(200);
+      expect([...parseMp3(mp3.rawPayload).sampleRates]).toEqual([44100]);
+      expect([...parseMp3(mp3.rawPayload).bitrates]).toEqual([32]);
+      const pcm = await post({ text: 'Hi.', output_format: 'pcm_24000' });
+      expect(pcm.statusCode).toBe(200);
+      expect(pcm.body).toBe('AUDIO:Hi.');
     } finally {
       await t.close();
       await peer.close();
     }
+  });
+
+  it('refuses with 400 a format the engine does not serve, listing those it does', () => {
+    const speech = createVoiceSpeechService({
+      tts: {
+        tts: { id: 'narrow', formats: ['pcm_16000'], synthesize: async function* () {} },
+        reason: null,
+        maxTextChars: 100,
+      },
+      stt: { stt: null, reason: null },
+      maxAudioBytes: 1000,
+    });
+    expect(() => speech.checkFormat('mp3_44100_32')).toThrow(
+      expect.objectContaining({ statusCode: 400, message: expect.stringContaining('pcm_16000') }),
+    );
+    expect(speech.checkFormat('pcm_16000')).toBe('pcm_16000');
   });
 
   it('answers 503 saying what to configure when there is no engine', async () => {

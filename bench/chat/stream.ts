@@ -9,7 +9,7 @@
  * that provider in LLM_PROVIDERS and an agent deployed on web/us-east.
  *
  * 1. Time to first token: the provider called directly (baseline) vs POST /api/v1/chat/agent/stream
- *    (auth, rate limit, agent and deployment lookup, conversation insert, retrieval, AI SDK, SSE),
+ *    (auth, rate limit, agent and deployment lookup, conversation insert, retrieval, model client, SSE),
  *    sequential requests interleaved; p50/p90/p99 and the p50 added (target < 5 ms).
  * 2. Per-event overhead: time from the first to the last token event over `tokens` tokens sent
  *    back to back, direct vs platform, divided by the events in between.
@@ -20,7 +20,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent as UndiciAgent, setGlobalDispatcher } from 'undici';
-import { createAiSdkLanguageModels } from '../../src/adapters/ai-sdk/ai-sdk-llm.js';
+import { createLlmClient } from '../../src/adapters/llm/llm-client.js';
 import {
   apiClient,
   benchDatabase,
@@ -239,11 +239,11 @@ async function main() {
         throw new Error('a stream lost token events');
       return { d, p };
     };
-    // The AI SDK adapter alone, in this process: the share of the added time that is the SDK's.
-    const llm = createAiSdkLanguageModels({
+    // The model client alone, in this process: the share of the added time that is the client's.
+    const llm = createLlmClient({
       providers: [{ name: 'fake', type: 'openai', apiKey: 'sk-fake', baseUrl: fake.url, models: ['gpt-bench'] }],
     });
-    const viaSdk = async () => {
+    const viaClient = async () => {
       const t0 = performance.now();
       let firstAt = -1;
       for await (const _delta of llm.stream({
@@ -263,9 +263,9 @@ async function main() {
         .join(' ')} on ${os.cpus().length} cores`,
     );
     await pairs(30);
-    for (let i = 0; i < 30; i++) await viaSdk();
-    const sdk: number[] = [];
-    for (let i = 0; i < samples; i++) sdk.push(await viaSdk());
+    for (let i = 0; i < 30; i++) await viaClient();
+    const client: number[] = [];
+    for (let i = 0; i < samples; i++) client.push(await viaClient());
     // The retrieval a turn runs, measured through its own endpoint (same engine, one request).
     const searchOnce = async () => {
       const t0 = performance.now();
@@ -310,10 +310,10 @@ async function main() {
     console.log(
       `${healthRow.line}\n${searchRow.line}\nretrieval ≈ ${(searchRow.p50 - healthRow.p50).toFixed(2)} ms p50 of the platform's work below (a turn always searches the agent's knowledge)`,
     );
-    const sdkFirst = summary('AI SDK adapter in-process: first token', sdk);
-    for (const row of [dFirst, sdkFirst, pFirst, pTtfb]) console.log(row.line);
+    const clientFirst = summary('model client in-process: first token', client);
+    for (const row of [dFirst, clientFirst, pFirst, pTtfb]) console.log(row.line);
     console.log(
-      `of which the AI SDK (p50): ${(sdkFirst.p50 - dFirst.p50).toFixed(2)} ms; the platform's own work: ${(pFirst.p50 - sdkFirst.p50).toFixed(2)} ms`,
+      `of which the model client (p50): ${(clientFirst.p50 - dFirst.p50).toFixed(2)} ms; the platform's own work: ${(pFirst.p50 - clientFirst.p50).toFixed(2)} ms`,
     );
     // Each platform stream against the direct one run just before it: the two share the machine's
     // state of the moment, so the median of these differences is steadier than a difference of medians.

@@ -161,7 +161,7 @@ export function apiClient(base: string, apiKey: string) {
 export interface FakeProviderProcess {
   url: string;
   /** Sets the reply of every following request. */
-  script(reply: { tokens: string[]; delayMs?: number }): Promise<void>;
+  script(reply: { tokens: string[]; delayMs?: number; hangAfter?: number }): Promise<void>;
   close(): Promise<void>;
 }
 

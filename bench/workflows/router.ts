@@ -7,7 +7,7 @@
  *    an Arabic-only desk) over English and Arabic questions, in process, each call timed; against
  *    the support-queries classifier alone (the baseline: the one piece of work the rules must do),
  *    measured in the same run. Target: < 1 ms p50.
- * 2. Model: the model router (`createRouter`, the real AI SDK adapter) against the fake OpenAI
+ * 2. Model: the model router (`createRouter`, the real model client) against the fake OpenAI
  *    provider in a process of its own, paired with the same request sent straight through the
  *    adapter (the peer's latency, the baseline), alternated so both see the machine alike. The
  *    router's cost over the peer is the median of the paired differences.
@@ -15,7 +15,7 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createAiSdkLanguageModels } from '../../src/adapters/ai-sdk/ai-sdk-llm.js';
+import { createLlmClient } from '../../src/adapters/llm/llm-client.js';
 import { classifyQueryType } from '../../src/modules/support-queries/index.js';
 import {
   createRouter,
@@ -106,7 +106,7 @@ console.log(`  ratio p50 ${(rules.p50 / classifier.p50).toFixed(2)}× the classi
 const peer = await startFakeProviderProcess();
 try {
   await peer.script({ tokens: ['technical'] });
-  const llm = createAiSdkLanguageModels({
+  const llm = createLlmClient({
     providers: [{ name: 'fake', type: 'openai', baseUrl: peer.url, apiKey: 'sk-bench', models: ['gpt-test'] }],
   });
   const router = createRouter({ llm, timeoutMs: 5000 });

@@ -88,8 +88,13 @@ export interface CpuKindOptions {
 }
 
 export interface CpuPoolOptions {
-  /** Worker threads (default: the cores less one, at least 1, at most 4). */
+  /** Worker threads (default: defaultThreads(nice)). */
   threads?: number;
+  /**
+   * Niceness of the worker threads (0–19; Linux only, where a thread has a priority of its own):
+   * with the threads below the event loop, the service keeps answering while they are all busy.
+   */
+  nice?: number;
   kinds: Record<string, CpuKindOptions>;
   /** Heap cap of each worker: a runaway document kills its worker, not the service. */
   maxHeapMb?: number;
@@ -136,8 +141,16 @@ export function cpuJobModule(callerUrl: string, relativePath: string): string {
   return new URL(`${relativePath}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl).href;
 }
 
-export function defaultThreads(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+/** Whether worker threads can run below the event loop here (setpriority acts per thread on Linux). */
+export const THREAD_PRIORITIES = process.platform === 'linux';
+
+/**
+ * At most 4 threads: one per core when they run below the event loop (it takes a core back
+ * whenever it has work), else the cores less one (at least 1).
+ */
+export function defaultThreads(nice = 0): number {
+  const cores = availableParallelism();
+  return Math.max(1, Math.min(4, THREAD_PRIORITIES && nice > 0 ? cores : cores - 1));
 }
 
 interface Task {
@@ -174,7 +187,11 @@ interface TsxManifest {
   exports: { './esm/api': { import: { default: string } } };
 }
 
-function newWorker(options: { name: string; resourceLimits?: { maxOldGenerationSizeMb: number } }): Worker {
+function newWorker(options: {
+  name: string;
+  workerData: { nice: number };
+  resourceLimits?: { maxOldGenerationSizeMb: number };
+}): Worker {
   if (!WORKER_FILE.endsWith('.ts')) return new Worker(new URL(WORKER_FILE), options);
   // tsx's ESM API (`tsx/esm/api`, its `import` export: this thread is not under vitest's resolver).
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
@@ -185,7 +202,8 @@ function newWorker(options: { name: string; resourceLimits?: { maxOldGenerationS
 }
 
 export function createCpuPool(options: CpuPoolOptions): CpuPool {
-  const threads = Math.max(1, options.threads ?? defaultThreads());
+  const nice = Math.max(0, Math.min(19, options.nice ?? 0));
+  const threads = Math.max(1, options.threads ?? defaultThreads(nice));
   const kinds = new Map(
     Object.entries(options.kinds).map(([kind, o]) => [
       kind,
@@ -226,6 +244,7 @@ export function createCpuPool(options: CpuPoolOptions): CpuPool {
   function spawn(): Slot {
     const worker = newWorker({
       name: 'switchboard-cpu',
+      workerData: { nice },
       ...(options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } } : {}),
     });
     worker.unref();

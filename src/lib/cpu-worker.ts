@@ -1,9 +1,11 @@
 /**
  * A thread of the CPU pool (./cpu-pool.ts): runs one job at a time, the function `name` of the
  * module at `module` (loaded once), and answers with its chunks, then its result or its failure
- * (name, message and plain fields, so the caller can revive its error type).
+ * (name, message and plain fields, so the caller can revive its error type). It runs at the
+ * pool's niceness, below the event loop's thread.
  */
-import { parentPort, type Transferable } from 'node:worker_threads';
+import { getPriority, setPriority } from 'node:os';
+import { parentPort, workerData, type Transferable } from 'node:worker_threads';
 import type { CpuJobContext, CpuJobFailure } from './cpu-pool.js';
 
 interface RunMessage {
@@ -18,6 +20,12 @@ interface RunMessage {
 type JobFunction = (input: unknown, context: CpuJobContext<unknown>) => unknown;
 
 const port = parentPort!;
+
+// `nice` steps below the event loop (Linux: setpriority on the calling thread is this thread alone;
+// elsewhere it would be the whole process, so it is not done there). Relative to the process's own
+// niceness, so a service started with `nice` keeps its pool below it, and raising is never asked.
+const { nice } = (workerData ?? { nice: 0 }) as { nice: number };
+if (process.platform === 'linux' && nice > 0) setPriority(0, Math.min(19, getPriority(0) + nice));
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 
 function failureOf(error: unknown): CpuJobFailure {

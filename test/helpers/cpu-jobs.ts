@@ -63,3 +63,11 @@ export async function where() {
   const { isMainThread, threadId } = await import('node:worker_threads');
   return { isMainThread, threadId };
 }
+
+/** The niceness of the thread the job runs on, read from the kernel (Linux). */
+export async function niceness() {
+  const { readFileSync } = await import('node:fs');
+  const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+  // Fields after the command's closing parenthesis: state is field 3, nice field 19.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}

@@ -53,12 +53,8 @@ export function offlineVoiceOf(offlineVoice: string | undefined, languageCode: s
   return languageCode?.toLowerCase().startsWith('ar') ? 'ar' : 'en-us';
 }
 
-/**
- * Every format but `mp3_44100_32`: the MP3 encoder chooses its own output rate from the bitrate
- * (22.05 kHz at 32 kbps) and cannot be told otherwise, so that format would not be what it says;
- * it is refused with the list (docs/decisions.md).
- */
-export const ESPEAK_FORMATS: readonly OutputFormat[] = OUTPUT_FORMATS.filter((format) => format !== 'mp3_44100_32');
+/** Every format: the encoders make each at its own rate and bitrate (`mp3_44100_32` too). */
+export const ESPEAK_FORMATS: readonly OutputFormat[] = OUTPUT_FORMATS;
 
 export function createEspeakTts(pool: CpuPool): TextToSpeech {
   return {

@@ -7,13 +7,12 @@
  * our WAV header, and the other formats are the whole PCM resampled and encoded by the project's
  * encoders in the CPU pool (../tts/encode.job.ts) — an `mp3_44100_128` answer is MP3 at 44.1 kHz
  * and 128 kb/s, whatever the server's MP3 would have been; it leaves once the server has sent all
- * its audio. `mp3_44100_32` is refused as by the offline engine (the encoder would make it 22.05
- * kHz). `speed` (percent) is the protocol's factor, bounded to 0.25–4; stability, similarity
+ * its audio. `speed` (percent) is the protocol's factor, bounded to 0.25–4; stability, similarity
  * boost and style are ignored.
  */
 import { cpuJobModule, type CpuJob, type CpuPool } from '../../lib/cpu-pool.js';
 import { SpeechError } from '../../ports/speech.js';
-import { OUTPUT_FORMATS, type OutputFormat, type TextToSpeech } from '../../ports/text-to-speech.js';
+import { OUTPUT_FORMATS, type TextToSpeech } from '../../ports/text-to-speech.js';
 import { SPEECH_KIND } from '../espeak/espeak-tts.js';
 import type { EncodeJobInput } from '../tts/encode.job.js';
 import { wavHeader } from '../tts/encoders.js';
@@ -31,8 +30,6 @@ export interface OpenAiTtsOptions {
 /** The protocol's raw PCM rate. */
 const PCM_RATE = 24_000;
 
-const FORMATS: readonly OutputFormat[] = OUTPUT_FORMATS.filter((format) => format !== 'mp3_44100_32');
-
 const ENCODE_JOB: CpuJob<EncodeJobInput, Uint8Array> = {
   kind: SPEECH_KIND,
   module: cpuJobModule(import.meta.url, '../tts/encode.job'),
@@ -44,7 +41,7 @@ export function createOpenAiTts(options: OpenAiTtsOptions): TextToSpeech {
   const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/audio/speech`;
   return {
     id: `openai:${options.model}`,
-    formats: FORMATS,
+    formats: OUTPUT_FORMATS,
     async *synthesize(request, signal) {
       const body = {
         model: request.modelId ?? options.model,

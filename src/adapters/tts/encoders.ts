@@ -1,7 +1,8 @@
 /**
  * Streaming encoders of the text-to-speech output formats (DESIGN §9): 16-bit mono PCM chunks in
  * (at the engine's rate), bytes of the requested format out, chunk by chunk. PCM is resampled with
- * a windowed sinc (./resample.ts); MP3 by @breezystack/lamejs at the format's rate and bitrate;
+ * a windowed sinc (./resample.ts); MP3 by LAME in WebAssembly (./mp3-lame.ts) at the format's rate
+ * and bitrate, constant bitrate;
  * µ-law and A-law by G.711 at 8 kHz; WAV is a RIFF header then PCM; Opus is libopus in Ogg
  * (./ogg-opus.ts). Raw PCM is little-endian, as ElevenLabs sends it.
  *
@@ -12,10 +13,10 @@
  * without gaps. Other formats are the same either way (an Ogg stream ends with its exact length).
  */
 import { endianness } from 'node:os';
-import { Mp3Encoder } from '@breezystack/lamejs';
 import type { OutputFormat } from '../../ports/text-to-speech.js';
 import { linearToALaw, linearToMuLaw } from './g711.js';
 import { mp3InfoFrame } from './mp3-info.js';
+import { createLameMp3 } from './mp3-lame.js';
 import { createOggOpusEncoder } from './ogg-opus.js';
 import { resamplePcm16 } from './resample.js';
 
@@ -82,20 +83,20 @@ export interface EncoderOptions {
 }
 
 function mp3Encoder(sampleRate: number, kbps: number, complete: boolean, resampled: (pcm: Int16Array) => Int16Array) {
-  const mp3 = new Mp3Encoder(1, sampleRate, kbps);
+  const mp3 = createLameMp3(sampleRate, kbps);
   const held: Buffer[] = [];
   let samples = 0;
   return {
     push(pcm: Int16Array): Buffer {
       const input = resampled(pcm);
       samples += input.length;
-      const frames = Buffer.from(mp3.encodeBuffer(input));
+      const frames = mp3.push(input);
       if (!complete) return frames;
       held.push(frames);
       return Buffer.alloc(0);
     },
     end(): Buffer {
-      const last = Buffer.from(mp3.flush());
+      const last = mp3.end();
       if (!complete) return last;
       const audio = Buffer.concat([...held, last]);
       return Buffer.concat([mp3InfoFrame({ sampleRate, kbps, audio, samples }), audio]);

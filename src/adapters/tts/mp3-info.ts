@@ -22,6 +22,12 @@ const RATES: Record<number, { version: number; index: number }> = {
   16000: { version: 2, index: 2 },
 };
 
+/** Whether MPEG audio has a frame of `kbps` at `sampleRate` (MPEG-1: 32–48 kHz, MPEG-2: 16–24 kHz). */
+export function isMp3Bitrate(sampleRate: number, kbps: number): boolean {
+  const rate = RATES[sampleRate];
+  return rate !== undefined && kbps > 0 && (rate.version === 3 ? MPEG1_KBPS : MPEG2_KBPS).includes(kbps);
+}
+
 /** Samples per frame: 1152 for MPEG-1, 576 for MPEG-2. */
 export function samplesPerFrame(sampleRate: number): number {
   return RATES[sampleRate]?.version === 3 ? 1152 : 576;

@@ -1,10 +1,11 @@
 /**
- * Tool calling through the AI SDK adapter against local servers that speak the OpenAI
+ * Tool calling through the model client against local servers that speak the OpenAI
  * chat-completions and Anthropic Messages protocols: tools declared in the request, tool calls
  * streamed back (arguments in pieces), the results sent in the next request as each vendor wants.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAiSdkLanguageModels, toToolCall } from '../src/adapters/ai-sdk/ai-sdk-llm.js';
+import { createLlmClient } from '../src/adapters/llm/llm-client.js';
+import { toToolCall } from '../src/adapters/llm/protocol.js';
 import type { LlmMessage, LlmStreamPart, LlmTool, LlmToolCall } from '../src/ports/llm.js';
 import { startFakeAnthropic } from './helpers/fake-anthropic.js';
 import { startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
@@ -58,11 +59,11 @@ beforeAll(async () => {
 });
 afterAll(async () => openai?.close());
 
-describe('AI SDK adapter: tool calls', () => {
+describe('model client: tool calls', () => {
   it.each(['openai', 'openai-compatible'] as const)(
     '%s: declares tools, streams calls, sends results back',
     async (type) => {
-      const llm = createAiSdkLanguageModels({
+      const llm = createLlmClient({
         providers: [{ name: 'p', type, apiKey: 'sk-x', baseUrl: openai.url, models: [] }],
       });
       openai.reply = () => ({
@@ -148,7 +149,7 @@ describe('AI SDK adapter: tool calls', () => {
         : { tokens: ['Fulfilled.'] },
     );
     try {
-      const llm = createAiSdkLanguageModels({
+      const llm = createLlmClient({
         providers: [{ name: 'c', type: 'anthropic', apiKey: 'ak-1', baseUrl: anthropic.url, models: [] }],
       });
       const signal = new AbortController().signal;
@@ -207,7 +208,7 @@ describe('AI SDK adapter: tool calls', () => {
   });
 
   it('a request without tools declares none', async () => {
-    const llm = createAiSdkLanguageModels({
+    const llm = createLlmClient({
       providers: [{ name: 'p', type: 'openai', apiKey: 'sk-x', baseUrl: openai.url, models: [] }],
     });
     openai.reply = () => ({ tokens: ['Hi'] });

@@ -1,6 +1,6 @@
-/** The AI SDK adapter against local servers that speak the OpenAI and Anthropic protocols. */
+/** The model client against local servers that speak the OpenAI and Anthropic protocols. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAiSdkLanguageModels } from '../src/adapters/ai-sdk/ai-sdk-llm.js';
+import { createLlmClient } from '../src/adapters/llm/llm-client.js';
 import { LlmError, type LlmMessage, type LlmStreamPart } from '../src/ports/llm.js';
 import { startFakeAnthropic } from './helpers/fake-anthropic.js';
 import { startFakeOpenAi, type FakeOpenAi } from './helpers/fake-openai.js';
@@ -24,11 +24,11 @@ async function collect(stream: AsyncIterable<LlmStreamPart>) {
   return deltas;
 }
 
-describe('AI SDK adapter', () => {
+describe('model client', () => {
   it.each(['openai', 'openai-compatible'] as const)(
     'streams %s chat-completions tokens in order with the history',
     async (type) => {
-      const llm = createAiSdkLanguageModels({
+      const llm = createLlmClient({
         providers: [{ name: 'p', type, apiKey: 'sk-x', baseUrl: openai.url, models: [] }],
       });
       openai.reply = () => ({ tokens: ['one', ' two', ' three'] });
@@ -46,7 +46,7 @@ describe('AI SDK adapter', () => {
   it('streams Anthropic Messages tokens with the system prompt apart', async () => {
     const anthropic = await startFakeAnthropic(['Bon', 'jour']);
     try {
-      const llm = createAiSdkLanguageModels({
+      const llm = createLlmClient({
         providers: [
           { name: 'claude', type: 'anthropic', apiKey: 'ak-1', baseUrl: anthropic.url, models: ['claude-test'] },
         ],
@@ -65,7 +65,7 @@ describe('AI SDK adapter', () => {
   });
 
   it('reports a provider error as LlmError with its status and whether to retry', async () => {
-    const llm = createAiSdkLanguageModels({
+    const llm = createLlmClient({
       providers: [{ name: 'p', type: 'openai', apiKey: 'sk-x', baseUrl: openai.url, models: [] }],
     });
     openai.reply = () => ({ status: 429 });
@@ -76,7 +76,7 @@ describe('AI SDK adapter', () => {
     expect(error).toMatchObject({ status: 429, retryable: true });
     const anthropic = await startFakeAnthropic([], 400);
     try {
-      const claude = createAiSdkLanguageModels({
+      const claude = createLlmClient({
         providers: [{ name: 'c', type: 'anthropic', apiKey: 'k', baseUrl: anthropic.url, models: [] }],
       });
       const bad = await collect(
@@ -90,11 +90,11 @@ describe('AI SDK adapter', () => {
 
   it.each([
     ['an error event', { errorAfter: 2 }, /server had an error/],
-    ['a dropped connection', { resetAfter: 2 }, /HTTP 200.*terminated/],
+    ['a dropped connection', { resetAfter: 2 }, /HTTP 200.*broke off/],
   ] as const)(
     'fails with LlmError on %s in the middle of a reply, after the tokens already sent',
     async (_name, failure, message) => {
-      const llm = createAiSdkLanguageModels({
+      const llm = createLlmClient({
         providers: [{ name: 'p', type: 'openai', apiKey: 'sk-x', baseUrl: openai.url, models: [] }],
       });
       openai.reply = () => ({ tokens: ['a', 'b', 'c', 'd'], ...failure });
@@ -115,7 +115,7 @@ describe('AI SDK adapter', () => {
   );
 
   it('cancels the upstream request when the signal aborts', async () => {
-    const llm = createAiSdkLanguageModels({
+    const llm = createLlmClient({
       providers: [{ name: 'p', type: 'openai', apiKey: 'sk-x', baseUrl: openai.url, models: [] }],
     });
     openai.reply = () => ({ tokens: ['first', 'never'], hangAfter: 1 });
@@ -133,7 +133,7 @@ describe('AI SDK adapter', () => {
   });
 
   it('checks model names against the configured providers', () => {
-    const llm = createAiSdkLanguageModels({
+    const llm = createLlmClient({
       providers: [
         { name: 'p', type: 'openai', apiKey: 'sk-x', baseUrl: undefined, models: ['a'] },
         { name: 'q', type: 'anthropic', apiKey: 'k', baseUrl: undefined, models: [] },
