@@ -8,10 +8,12 @@ import { bool, ConfigError, identifier, int, modelsDir, oneOf, str, url, type En
 import { knowledgeConfig, type KnowledgeConfig } from './config.knowledge.js';
 import { widgetConfig, type WidgetConfig } from './config.widget.js';
 import { mcpConfig, type McpConfig } from './config.mcp.js';
+import { llmHttpConfig, type LlmHttpConfig } from './config.llm.js';
 import { integrationsConfig, webhooksConfig, type IntegrationsConfig, type WebhooksConfig } from './config.outbound.js';
 
 export type { IntegrationsConfig, WebhooksConfig } from './config.outbound.js';
 export type { KnowledgeConfig } from './config.knowledge.js';
+export type { LlmHttpConfig } from './config.llm.js';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './config.outbound.js';
 
 export { ConfigError };
@@ -60,6 +62,8 @@ export interface LlmProviderConfig {
 
 export interface ChatConfig {
   llmProviders: LlmProviderConfig[];
+  /** LLM_HTTP2, LLM_HTTP2_MAX_STREAMS, LLM_CA_FILE: the connections of provider calls. */
+  llmHttp: LlmHttpConfig;
   /** Milliseconds between SSE heartbeat comments. */
   heartbeatMs: number;
   /** Stored messages of a conversation passed to the model as history. */
@@ -399,6 +403,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     chat: {
       llmProviders: llmProviders(env),
+      llmHttp: llmHttpConfig(env),
       heartbeatMs: int(env, 'CHAT_HEARTBEAT_MS', 15_000, 100, 600_000),
       historyLimit: int(env, 'CHAT_HISTORY_LIMIT', 20, 0, 500),
       retrievalTopK: int(env, 'CHAT_RETRIEVAL_TOP_K', 4, 1, 50),

@@ -30,6 +30,7 @@ import { createKnowledgeAdapters } from './adapters/knowledge/knowledge-adapters
 import { createInboxService, type InboxService } from './modules/inbox/index.js';
 import { createKnowledgeModule, SEARCH_SESSION_SETTINGS, type KnowledgeModule } from './modules/knowledge/index.js';
 import { createLlmClient } from './adapters/llm/llm-client.js';
+import { createModelDispatcher } from './adapters/llm/model-dispatcher.js';
 import { speechFromConfig } from './adapters/speech/speech-adapters.js';
 import { ttsFromConfig } from './adapters/tts/tts-adapters.js';
 import { createElevenLabsVoices } from './adapters/elevenlabs/elevenlabs-voices.js';
@@ -232,7 +233,12 @@ export function createContainer(options: ContainerOptions): Container {
     cpu,
     ...knowledgeAdapters,
   });
-  const llm = instrumentLanguageModels(createLlmClient({ providers: config.chat.llmProviders }), metrics);
+  // Every model-provider call goes through this one dispatcher (LLM_HTTP2, LLM_CA_FILE).
+  const modelDispatcher = createModelDispatcher(config.chat.llmHttp);
+  const llm = instrumentLanguageModels(
+    createLlmClient({ providers: config.chat.llmProviders, dispatcher: modelDispatcher }),
+    metrics,
+  );
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
   // Support rollups are folded in the background where jobs run (readers add what is pending).
   const rollupFolder = createRollupFolder({ db, log: log.child({ module: 'support-queries' }) });
@@ -486,6 +492,7 @@ export function createContainer(options: ContainerOptions): Container {
       await knowledge.close();
       await connectors.close();
       await webhookSender.close();
+      await modelDispatcher.destroy(); // turns have ended or were cancelled by now
       await database.close();
     },
   };

@@ -2,7 +2,7 @@
  * Many concurrent streamed turns on one instance: do they all complete, what does each open stream
  * cost in memory, and do other routes stay responsive while they open?
  *
- *   npx tsx bench/chat/many-streams.ts [--streams 10000] [--hold 300] [--clients 4] [--node-arg ARG]…
+ *   npx tsx bench/chat/many-streams.ts [--streams 10000] [--hold 300] [--clients 4] [--provider-tls] [--node-arg ARG]…
  *
  * The fake OpenAI-compatible provider and the service run in processes of their own; the streams
  * are opened by `--clients` client processes (each with its own undici Agent, one connection per
@@ -15,8 +15,11 @@
  * - event-loop delay p99 (the service's `monitorEventLoopDelay`, exported in /metrics and reset at
  *   each scrape) while the streams open, and while they are held open.
  *
- * Each open stream holds two sockets in the service (its client and its provider call): the
- * service's open-files limit (`ulimit -n`) bounds `--streams` to about half of it.
+ * Over HTTP/1.1 each open stream holds two sockets in the service (its client and its provider
+ * call): the service's open-files limit (`ulimit -n`) bounds `--streams` to about half of it.
+ * `--provider-tls`: the provider serves HTTP/2 over TLS (a self-signed certificate made by
+ * openssl, trusted by the service through LLM_CA_FILE) and the service runs with LLM_HTTP2, so
+ * the provider calls share a few connections (reported) and a stream costs one socket.
  */
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -24,6 +27,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
+import { selfSignedCertificate } from '../../test/helpers/fake-openai-tls.js';
 import {
   apiClient,
   benchDatabase,
@@ -41,6 +45,7 @@ const { values } = parseArgs({
     clients: { type: 'string', default: '4' },
     'node-arg': { type: 'string', multiple: true, default: [] },
     client: { type: 'boolean', default: false },
+    'provider-tls': { type: 'boolean', default: false },
   },
 });
 
@@ -163,18 +168,19 @@ async function openStreams(job: Omit<ClientJob, 'count'>, count: number, clients
 
 async function main() {
   const streams = Number(values.streams);
+  const tls = values['provider-tls'];
   const files = Number(/Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1]);
-  if (streams * 2 + 200 > files)
-    console.log(
-      `note: ${streams} streams need ≈ ${streams * 2 + 200} open files in the service; ulimit -n is ${files}`,
-    );
+  const needed = streams * (tls ? 1 : 2) + 200;
+  if (needed > files)
+    console.log(`note: ${streams} streams need ≈ ${needed} open files in the service; ulimit -n is ${files}`);
   const holdSeconds = Number(values.hold);
   const clients = Number(values.clients);
   const apiKey = 'sk_bench_many_streams_00000001';
   const apiToken = 'ct_bench_many_streams_0000001';
   const port = benchPort();
   const base = `http://127.0.0.1:${port}`;
-  const fake = await startFakeProviderProcess();
+  const certificate = tls ? selfSignedCertificate() : undefined;
+  const fake = await startFakeProviderProcess(certificate ? { tls: certificate } : {});
   const database = await benchDatabase();
   const server = await startBenchService(
     port,
@@ -185,6 +191,7 @@ async function main() {
       // Every client is 127.0.0.1: the per-address bound (256) would refuse the burst.
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
       ...fakeProviderEnv(fake.url),
+      ...(certificate ? { LLM_HTTP2: 'true', LLM_CA_FILE: certificate.certFile } : {}),
     },
     { nodeArgs: values['node-arg'], stdio: ['ignore', 'inherit', 'inherit'] },
   );
@@ -233,7 +240,7 @@ async function main() {
     await new Promise((resolve) => setTimeout(resolve, 2000));
 
     const tokens = Array.from({ length: 5 }, (_, i) => `held${i} `);
-    await fake.script({ tokens, delayMs: (holdSeconds * 1000) / tokens.length });
+    const warmConnections = (await fake.script({ tokens, delayMs: (holdSeconds * 1000) / tokens.length })).connections;
     await metrics();
     const before = { rss: rssOf(pid), ...(await metrics()) };
     console.log(`load average before: ${load()} on ${os.cpus().length} cores`);
@@ -274,10 +281,15 @@ async function main() {
     const held = { rss: rssOf(pid), ...(await metrics()) };
     const outcome = await running;
     const elapsed = (performance.now() - t0) / 1000;
+    const providerConnections = (await fake.script({ tokens: ['a '] })).connections;
 
     const sorted = [...healths].sort((a, b) => a - b);
     const per = ((atOpen.rss - before.rss) * 1024) / streams;
     console.log(`\n${streams} concurrent streams over ${clients} client processes, each held ~${holdSeconds} s`);
+    if (tls)
+      console.log(
+        `provider over HTTP/2 and TLS: ${providerConnections} connections in all, ${(providerConnections ?? 0) - (warmConnections ?? 0)} opened for the ${streams} streams`,
+      );
     console.log(
       `HTTP statuses: ${Object.entries(outcome.statuses)
         .map(([s, n]) => `${s}×${n}`)
@@ -303,6 +315,7 @@ async function main() {
     await server.stop();
     await fake.close();
     await database.drop();
+    certificate?.remove();
   }
 }
 

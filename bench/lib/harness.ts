@@ -160,19 +160,27 @@ export function apiClient(base: string, apiKey: string) {
 
 export interface FakeProviderProcess {
   url: string;
-  /** Sets the reply of every following request. */
-  script(reply: { tokens: string[]; delayMs?: number; hangAfter?: number }): Promise<void>;
+  /** Sets the reply of every following request; answers the connections accepted so far (TLS only). */
+  script(reply: { tokens: string[]; delayMs?: number; hangAfter?: number }): Promise<{ connections?: number }>;
   close(): Promise<void>;
 }
 
-/** The tests' fake OpenAI-compatible provider in its own process (bench/lib/fake-provider-process.ts). */
-export async function startFakeProviderProcess(): Promise<FakeProviderProcess> {
+/**
+ * The tests' fake OpenAI-compatible provider in its own process (bench/lib/fake-provider-process.ts);
+ * with `tls` (PEM files) over HTTP/2 and TLS at https://localhost.
+ */
+export async function startFakeProviderProcess(
+  options: { tls?: { certFile: string; keyFile: string } } = {},
+): Promise<FakeProviderProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/lib/fake-provider-process.ts')], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: options.tls
+      ? { ...process.env, FAKE_PROVIDER_TLS_CERT: options.tls.certFile, FAKE_PROVIDER_TLS_KEY: options.tls.keyFile }
+      : process.env,
   });
   const closed = new Promise((resolve) => child.on('exit', resolve));
-  type Reply = { url?: string; ok?: boolean };
+  type Reply = { url?: string; ok?: boolean; connections?: number };
   let waiting: { resolve(reply: Reply): void; reject(error: Error): void } | null = null;
   child.on('message', (reply: Reply) => waiting?.resolve(reply));
   child.on('exit', () => waiting?.reject(new Error('the fake provider exited')));
@@ -186,7 +194,7 @@ export async function startFakeProviderProcess(): Promise<FakeProviderProcess> {
     async script(reply) {
       const ack = next();
       child.send(reply);
-      await ack;
+      return { connections: (await ack).connections };
     },
     async close() {
       child.kill('SIGTERM');

@@ -143,7 +143,12 @@ try {
   api = apiClient(`${base}/api/public`, apiKey);
   const ids = await setUp();
   const formats = Object.keys(ids);
-  for (const format of formats) await arm(ids[format]!, 2, 1); // warm-up: loads the engine
+  // Warm-up: loads the engine, then turns at once so that every pool thread has started and
+  // loaded it (threads start on first use: a cold one would land in the measured arm).
+  for (const format of formats) {
+    await arm(ids[format]!, 2, 1);
+    await arm(ids[format]!, concurrency, concurrency);
+  }
   console.log(
     `# first audio of a spoken turn, server-side (text complete → audio_chunk 0 written), ${samples} turns per arm`,
   );

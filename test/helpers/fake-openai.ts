@@ -4,7 +4,8 @@
  * `data: [DONE]`. The test scripts each reply; the server records requests and aborted ones.
  */
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { constants as http2Constants } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 
 export interface FakeReply {
@@ -93,11 +94,25 @@ function toolProblem(body: ChatCompletionRequest): string | null {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function startFakeOpenAi(
-  reply: FakeOpenAi['reply'] = () => ({ tokens: ['Hello', ' there', '!'] }),
-): Promise<FakeOpenAi> {
-  const fake: FakeOpenAi = { url: '', requests: [], aborted: 0, reply, close: async () => undefined };
-  const server: Server = createServer(async (request, response) => {
+/** Whether the client of a reply has gone (HTTP/1.1: its response was destroyed; HTTP/2: its stream). */
+function gone(response: ServerResponse): boolean {
+  const stream = (response as unknown as { stream?: { destroyed: boolean } }).stream;
+  return stream ? stream.destroyed : response.destroyed;
+}
+
+/** Breaks a reply off: HTTP/1.1 drops the connection, HTTP/2 resets the stream (INTERNAL_ERROR). */
+function breakOff(response: ServerResponse): void {
+  const stream = (response as unknown as { stream?: { close(code: number): void } }).stream;
+  if (stream) stream.close(http2Constants.NGHTTP2_INTERNAL_ERROR);
+  else response.destroy();
+}
+
+/**
+ * The request handler of the fake: node:http's, and node:http2's compatibility API (whose
+ * request and response have the same shape) for the HTTP/2 peer of test/helpers/fake-openai-tls.ts.
+ */
+export function openAiHandler(fake: FakeOpenAi): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+  return async (request, response) => {
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
       response
         .writeHead(404, { 'content-type': 'application/json' })
@@ -131,7 +146,8 @@ export async function startFakeOpenAi(
     response.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
-      connection: 'keep-alive',
+      // HTTP/2 has no connection-specific headers.
+      ...(request.httpVersionMajor === 1 ? { connection: 'keep-alive' } : {}),
     });
     const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
     const created = Math.floor(Date.now() / 1000);
@@ -150,12 +166,12 @@ export async function startFakeOpenAi(
       }
       if (script.resetAfter !== undefined && index >= script.resetAfter) {
         await sleep(20); // what was written reaches the client first
-        response.destroy();
+        breakOff(response);
         return;
       }
       if (script.delayMs) await sleep(script.delayMs);
       if (script.holdBefore?.index === index) await script.holdBefore.until;
-      if (response.destroyed) return;
+      if (gone(response)) return;
       response.write(frame({ content: token }, null));
     }
     const calls = script.toolCalls ?? [];
@@ -180,7 +196,14 @@ export async function startFakeOpenAi(
     );
     response.end('data: [DONE]\n\n');
     finished = true;
-  });
+  };
+}
+
+export async function startFakeOpenAi(
+  reply: FakeOpenAi['reply'] = () => ({ tokens: ['Hello', ' there', '!'] }),
+): Promise<FakeOpenAi> {
+  const fake: FakeOpenAi = { url: '', requests: [], aborted: 0, reply, close: async () => undefined };
+  const server: Server = createServer(openAiHandler(fake));
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
