@@ -1,8 +1,9 @@
 /**
  * A spoken turn's first audio in the offline engine, two arms in the same process and the same
  * run (alternated): `whole`, the first sentence synthesised and encoded whole as one complete file
- * (how a turn's first chunk was made before), and `first moment`, the sentence synthesised whole
- * but only its first moment encoded, in an urgent job (how it is made now). The real engine in the
+ * (how a turn's first chunk was made before), and `first moment`, only the sentence's start
+ * synthesised (espeak stopped after 0.9 s of audio) and its first moment encoded, in an urgent job
+ * (how it is made now; the sentence is synthesised again in the next job). The real engine in the
  * real CPU pool (CPU_POOL_THREADS threads, default 1), N turns at once, each asking for its first
  * sentence; the time to the first complete file, p50/p95 per arm and their ratio.
  *

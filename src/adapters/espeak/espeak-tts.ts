@@ -69,20 +69,23 @@ export function createEspeakTts(pool: CpuPool): TextToSpeech {
         format: request.format,
         ...(request.complete ? { complete: true } : {}),
       };
-      let transfer: ArrayBuffer[] = [];
       const [first, ...others] = request.complete && request.firstPart ? splitSentences(request.text) : [];
       if (first) {
         // The first moment ahead of other jobs (a turn waiting for its first audio), then the rest.
         const head = await pool.run(SPEAK_FIRST_JOB, { ...input, text: first }, { signal, urgent: true });
         sentences++;
         yield Buffer.from(head.bytes.buffer, head.bytes.byteOffset, head.bytes.byteLength);
-        if (!head.rest.length && !others.length) return;
-        const lead = { samples: head.rest, sampleRate: head.sampleRate };
-        input = { ...input, text: others.join(' '), sentences: others, ...(head.rest.length ? { lead } : {}) };
-        transfer = head.rest.length ? [head.rest.buffer as ArrayBuffer] : [];
+        const rest = head.restFrom === null ? others : [first, ...others];
+        if (!rest.length) return;
+        input = {
+          ...input,
+          text: rest.join(' '),
+          sentences: rest,
+          ...(head.restFrom !== null ? { skip: head.restFrom } : {}),
+        };
       }
       const counted = (chunk: SpeakJobChunk) => void (chunk.sentence && sentences++);
-      for await (const chunk of pool.stream(SPEAK_JOB, input, { signal, onChunk: counted, transfer })) {
+      for await (const chunk of pool.stream(SPEAK_JOB, input, { signal, onChunk: counted })) {
         if (chunk.bytes.length) yield Buffer.from(chunk.bytes.buffer, chunk.bytes.byteOffset, chunk.bytes.byteLength);
       }
     },

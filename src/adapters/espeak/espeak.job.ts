@@ -4,10 +4,14 @@
  * (../tts/encoders.ts) and sent at once, so the first bytes leave after the first sentence. Run
  * in a worker thread; they stop at the next sentence when the caller gives up.
  *
- * `speakFirst` serves a spoken turn's first audio: it synthesises one sentence, encodes only its
- * first moment (cut at the quietest 10 ms between 0.35 and 0.9 s) as a complete file, and hands
- * back the rest of the PCM, which `speak` then encodes (`lead`) in a job of its own. The first
- * audio so costs one synthesis and under a second of encoding, whatever the sentence's length.
+ * `speakFirst` serves a spoken turn's first audio: it synthesises the start of one sentence only
+ * (espeak stops once 0.9 s of audio is made; a sentence that ends before goes whole), encodes its
+ * first moment (cut at the quietest 10 ms between 0.35 and 0.9 s) as a complete file, and says
+ * where the rest starts; `speak` then synthesises that sentence again in a job of its own and
+ * encodes it from there (`skip`). Synthesis is a pure function of its input (./espeak-wasm.ts), so
+ * the second synthesis gives the same samples and the rest joins the first moment exactly. The
+ * first audio so costs under a second of synthesis and of encoding, whatever the sentence's
+ * length; the sentence's first second is synthesised twice (espeak cannot resume a stopped one).
  */
 import type { CpuJobContext } from '../../lib/cpu-pool.js';
 import type { OutputFormat } from '../../ports/text-to-speech.js';
@@ -24,8 +28,8 @@ export interface SpeakJobInput {
   complete?: boolean;
   /** The sentences to speak, already split (else `text` is split here). */
   sentences?: string[];
-  /** PCM at the engine's rate encoded before the sentences: the rest of a sentence whose start went first. */
-  lead?: { samples: Int16Array; sampleRate: number };
+  /** Samples of the first sentence already sent (its first moment, `FirstAudio.restFrom`): left out. */
+  skip?: number;
 }
 
 /** One step of the answer: the bytes encoded so far (maybe none: MP3 buffers frames), after a sentence or at the end. */
@@ -34,18 +38,17 @@ export interface SpeakJobChunk {
   sentence: boolean;
 }
 
-/** `speakFirst`'s answer: the sentence's first moment as a complete file, and the PCM of the rest. */
+/** `speakFirst`'s answer: the sentence's first moment as a complete file, and where the rest starts. */
 export interface FirstAudio {
   bytes: Uint8Array;
-  /** Empty when the sentence was short enough to be sent whole. */
-  rest: Int16Array;
-  sampleRate: number;
+  /** The sample (at the engine's rate) where the rest of the sentence starts; null when it went whole. */
+  restFrom: number | null;
 }
 
 /** The first moment is cut at the quietest 10 ms between these times; a shorter sentence goes whole. */
 const FIRST_CUT_FROM_S = 0.35;
 const FIRST_CUT_TO_S = 0.9;
-/** Sentences shorter than this are not cut (the rest would be too short to be worth a file of its own). */
+/** Sentences known to be shorter than this are not cut (the rest would be too short to be worth a file of its own). */
 const CUT_BELOW_S = 1.4;
 
 /** The bytes in an ArrayBuffer of their own, so they move to the caller instead of being copied. */
@@ -53,9 +56,13 @@ function own(bytes: Buffer): Uint8Array<ArrayBuffer> {
   return new Uint8Array(bytes);
 }
 
-/** Where to cut a sentence's first moment: the middle of its quietest 10 ms window in range (or its end). */
-export function firstCut(samples: Int16Array, sampleRate: number): number {
-  if (samples.length < sampleRate * CUT_BELOW_S) return samples.length;
+/**
+ * Where to cut a sentence's first moment: the middle of its quietest 10 ms window in range, or its
+ * end when the sentence is `complete` and short. `samples` may be only the sentence's start (at
+ * least FIRST_CUT_TO_S of it when not complete).
+ */
+export function firstCut(samples: Int16Array, sampleRate: number, complete = true): number {
+  if (complete && samples.length < sampleRate * CUT_BELOW_S) return samples.length;
   const window = Math.round(sampleRate * 0.01);
   const last = Math.round(sampleRate * FIRST_CUT_TO_S);
   let best = Infinity;
@@ -73,29 +80,28 @@ export function firstCut(samples: Int16Array, sampleRate: number): number {
 
 export async function speakFirst(input: SpeakJobInput): Promise<FirstAudio> {
   const engine = await espeakEngine();
-  const pcm = engine.speak(input.voice, input.wordsPerMinute, input.text);
-  const cut = firstCut(pcm.samples, pcm.sampleRate);
+  // Enough to choose where to cut; a sentence that ends before that goes whole.
+  const pcm = engine.speak(input.voice, input.wordsPerMinute, input.text, FIRST_CUT_TO_S);
+  const cut = firstCut(pcm.samples, pcm.sampleRate, pcm.complete);
   const encoder = createEncoder(input.format, pcm.sampleRate, { complete: true });
   const head = encoder.push(pcm.samples.subarray(0, cut));
   const bytes = own(Buffer.concat([head, encoder.end()]));
-  return { bytes, rest: pcm.samples.slice(cut), sampleRate: pcm.sampleRate };
+  return { bytes, restFrom: pcm.complete && cut === pcm.samples.length ? null : cut };
 }
 
 export async function speak(input: SpeakJobInput, context: CpuJobContext<SpeakJobChunk>): Promise<void> {
   const engine = await espeakEngine();
   const complete = input.complete ?? false;
   let encoder: ReturnType<typeof createEncoder> | null = null;
-  if (input.lead?.samples.length) {
-    encoder = createEncoder(input.format, input.lead.sampleRate, { complete });
-    const bytes = own(encoder.push(input.lead.samples));
-    if (bytes.length) context.emit({ bytes, sentence: false }, [bytes.buffer]);
-  }
+  let skip = input.skip ?? 0;
   for (const sentence of input.sentences ?? splitSentences(input.text)) {
     context.throwIfCancelled();
     const pcm = engine.speak(input.voice, input.wordsPerMinute, sentence);
     encoder ??= createEncoder(input.format, pcm.sampleRate, { complete });
-    const bytes = own(encoder.push(pcm.samples));
-    context.emit({ bytes, sentence: true }, [bytes.buffer]);
+    const bytes = own(encoder.push(skip ? pcm.samples.subarray(skip) : pcm.samples));
+    // A sentence whose first moment went first was counted then.
+    if (bytes.length || !skip) context.emit({ bytes, sentence: !skip }, [bytes.buffer]);
+    skip = 0;
   }
   context.throwIfCancelled();
   const rest = own((encoder ?? createEncoder(input.format, 22_050, { complete })).end());

@@ -59,6 +59,35 @@ export function createLlmClient(options: LlmClientOptions): LanguageModels {
   );
   const dispatcher = options.dispatcher;
 
+  /**
+   * Sends the request; answers the body of a 2xx, null when the signal aborted first. The request's
+   * JSON lives only here: undici keeps the Buffer it is sent from for the request's life, and an
+   * open stream should not hold the prompt twice.
+   */
+  async function open(provider: Provider, request: LlmRequest, modelId: string): Promise<Readable | null> {
+    const { signal } = request;
+    const wire = provider.protocol.request(request, modelId, provider.config.apiKey);
+    try {
+      const response = await httpRequest(provider.baseUrl + wire.path, {
+        method: 'POST',
+        headers: wire.headers,
+        body: Buffer.from(wire.body),
+        signal,
+        ...(dispatcher ? { dispatcher } : {}),
+      });
+      const body = response.body;
+      if (response.statusCode >= 200 && response.statusCode <= 299) return body;
+      if (signal.aborted) {
+        body.destroy();
+        return null;
+      }
+      throw await provider.errors.fromResponse(response.statusCode, body);
+    } catch (error) {
+      if (signal.aborted) return null;
+      throw error instanceof LlmError ? error : provider.errors.noResponse(error);
+    }
+  }
+
   async function* stream(request: LlmRequest): AsyncGenerator<LlmStreamPart, void, undefined> {
     const [providerName, modelId] = split(request.model);
     const provider = providers.get(providerName);
@@ -66,25 +95,8 @@ export function createLlmClient(options: LlmClientOptions): LanguageModels {
     const { signal } = request;
     if (signal.aborted) return;
     const { errors } = provider;
-    const wire = provider.protocol.request(request, modelId, provider.config.apiKey);
-    let body: Readable;
-    try {
-      const response = await httpRequest(provider.baseUrl + wire.path, {
-        method: 'POST',
-        headers: wire.headers,
-        body: wire.body,
-        signal,
-        ...(dispatcher ? { dispatcher } : {}),
-      });
-      body = response.body;
-      if (response.statusCode < 200 || response.statusCode > 299) {
-        if (signal.aborted) return void body.destroy();
-        throw await errors.fromResponse(response.statusCode, body);
-      }
-    } catch (error) {
-      if (signal.aborted) return;
-      throw error instanceof LlmError ? error : errors.noResponse(error);
-    }
+    const body = await open(provider, request, modelId);
+    if (!body) return;
 
     const reader = provider.protocol.reader(request, errors);
     const parts: LlmStreamPart[] = [];

@@ -4,7 +4,7 @@ import type { CpuPool } from '../../lib/cpu-pool.js';
 import type { TextToSpeech } from '../../ports/text-to-speech.js';
 import { createElevenLabsTts } from '../elevenlabs/elevenlabs-tts.js';
 import { createEspeakTts } from '../espeak/espeak-tts.js';
-import { espeakPackageDir } from '../espeak/espeak-wasm.js';
+import { ESPEAK_PACKAGE, espeakPackageDir } from '../espeak/espeak-wasm.js';
 import { createOpenAiTts } from '../openai-compatible/openai-tts.js';
 
 export interface TtsAdapters {
@@ -28,8 +28,7 @@ export function ttsFromConfig(config: TtsConfig, cpu: CpuPool): TtsAdapters {
   if (espeakPackageDir()) return { tts: createEspeakTts(cpu), reason: null, maxTextChars };
   return {
     tts: null,
-    reason:
-      'Text-to-speech is not configured: set ELEVENLABS_API_KEY, or TTS_URL (a server of the OpenAI speech protocol), or install the optional offline engine (npm install espeak-ng)',
+    reason: `Text-to-speech is not configured: set ELEVENLABS_API_KEY, or TTS_URL (a server of the OpenAI speech protocol), or install the optional offline engine (npm install ${ESPEAK_PACKAGE})`,
     maxTextChars,
   };
 }
