@@ -18,10 +18,8 @@
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { pino } from 'pino';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createContainer, type Container } from '../../src/container.js';
+import type { buildApp } from '../../src/app.js';
+import type { Container } from '../../src/container.js';
 import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { createTenant, createUser } from '../../test/helpers/factories.js';
@@ -31,6 +29,7 @@ import { textIndexSnapshot } from '../../src/modules/knowledge/knowledge.search.
 import { TextIndex } from '../../src/modules/knowledge/knowledge.text-index.js';
 import { loadDataset } from './datasets.js';
 import { benchDatabase } from '../lib/harness.js';
+import { startInProcess } from '../lib/in-process.js';
 
 const { values } = parseArgs({
   options: {
@@ -126,21 +125,7 @@ async function main() {
   const handle = createDatabase(databaseUrl, 2);
   await migrateToLatest(handle.db);
   await handle.close();
-  const instance = async (env: Record<string, string>) => {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: databaseUrl,
-      RUN_WORKERS: 'false',
-      EMBEDDINGS_PROVIDER: 'none',
-      RATE_LIMIT_ENABLED: 'false',
-      ...env,
-    });
-    const container = createContainer({ config, databaseUrl, log: pino({ level: 'silent' }) });
-    const app = await buildApp(container);
-    await container.start();
-    return { container, app };
-  };
+  const instance = (env: Record<string, string>) => startInProcess(databaseUrl, env);
   // The same service twice: text lanes always in SQL, and the default (small companies in memory).
   const { container, app } = await instance({ SEARCH_MEMORY_MAX_CHUNKS: '0' });
   const inMemory = await instance({ SEARCH_MEMORY_MAX_CHUNKS: '20000' });
