@@ -15,7 +15,7 @@
 import type { Db } from '../../db/database.js';
 import { Bm25Index } from './knowledge.bm25-index.js';
 import * as indexRepo from './knowledge.index.repo.js';
-import { TitleIndex } from './knowledge.title-index.js';
+import { createTrigramReader, TitleIndex } from './knowledge.title-index.js';
 import type { LaneFilters, LaneHit } from './knowledge.search.types.js';
 
 export interface Bm25LanesOptions {
@@ -62,6 +62,7 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
   const { db, minChunks, maxChunks, budgetBytes, isEnabled, log } = options;
   const retryDelayMs = options.retryDelayMs ?? 1000;
   const held = new Map<string, Held>();
+  const queryTrigrams = createTrigramReader((pieces) => indexRepo.textTrigrams(db, pieces));
   let closed = false;
 
   const heldBytes = (except?: Held) => {
@@ -261,11 +262,19 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
      * The documents whose titles reach the docstore lane's similarity with `query`, from the
      * company's title index (held with its BM25 index), or null when SQL must find them.
      */
-    titleMatches(companyId: string, query: string): string[] | null {
-      if (closed || !isEnabled()) return null;
+    async titleMatches(companyId: string, query: string): Promise<string[] | null> {
+      if (closed || !isEnabled() || !held.get(companyId)?.titles) return null;
+      let trigrams: string[];
+      try {
+        trigrams = await queryTrigrams(query);
+      } catch (error) {
+        log.warn({ err: error, companyId }, 'reading the trigrams of a query failed; its titles are scanned in SQL');
+        return null;
+      }
+      // Read after the round trip: the titles held now.
       const entry = held.get(companyId);
-      if (!entry?.index || !entry.titles) return null;
-      return entry.titles.matches(query);
+      if (!entry?.index || !entry.titles || closed || !isEnabled()) return null;
+      return entry.titles.matches(trigrams);
     },
 
     /** Whether the company's searches are answered from memory now, and at which version. */
