@@ -307,11 +307,16 @@ export function createTurns(deps: TurnsDeps) {
       }
     },
 
-    /** Answers the prepared turn, sending events through `emit` (streaming) as they happen. */
+    /**
+     * Answers the prepared turn, sending events through `emit` (streaming) as they happen. `keep`
+     * writes what the caller keeps of an answer that finished (a channel's answer before it is
+     * sent) at the same time as the turn's records, not after them; the turn fails if it fails.
+     */
     async run(
       turn: PreparedTurn,
       clientSignal: AbortSignal,
       send: (event: Omit<StreamEvent, 'conversation_id'>) => void = () => undefined,
+      keep?: (answer: Pick<TurnOutcome, 'text' | 'citations'>) => Promise<void>,
     ): Promise<TurnResult> {
       // The first output of the turn starts writing a new conversation's row (saveTurn waits for it).
       let producing = false;
@@ -406,12 +411,16 @@ export function createTurns(deps: TurnsDeps) {
           ? outcome
           : { text, citations: [], resolved: false, escalated: false, retrieved: 0, model: turn.agent.model, actions };
       let messageId: string | null = null;
+      const kept = keep && finish === 'stop' && outcome && turn.query ? keep(outcome) : undefined;
       try {
         messageId = turn.query ? await saveTurn(turn, final, finish, elapsed) : null;
       } finally {
-        // Written (or refused): out of the journal. A row left by a failed delete is swept later.
-        if (journaled) await deps.journal!.end(turn.id).catch(() => undefined);
+        await kept?.catch(() => undefined);
+        // Written (or refused): out of the journal, behind the answer rather than before it. A row
+        // left by a failed delete is only removed by the sweep (the turn's answer is found written).
+        if (journaled) void deps.journal!.end(turn.id).catch(() => undefined);
       }
+      await kept;
       const failed = actions.filter((action) => action.status === 'failed');
       if (turn.deploymentId && deps.deployments && failed.length) {
         for (const action of failed)
