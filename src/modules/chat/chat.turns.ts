@@ -154,7 +154,10 @@ export function createTurns(deps: TurnsDeps) {
     const { message_count: _count, handler: _handler, ...values } = conversation;
     let written: Promise<void> | null = null;
     const persist = () => (written ??= repo.insertConversation(db, values).then(() => undefined));
-    return { conversation, history, persist };
+    // The row written by the caller's own statement (the turn journal's), unless a write started.
+    const writeWith = (write: (row: repo.NewConversation) => Promise<void>) =>
+      written ? null : (written = write(values));
+    return { conversation, history, persist, writeWith };
   }
 
   /** A stored conversation to continue: the token's, this agent's, still open; with its history. */
@@ -179,7 +182,7 @@ export function createTurns(deps: TurnsDeps) {
       conversation.id,
       deps.historyLimit,
     )) as LlmMessage[];
-    return { conversation, history, persist: () => Promise.resolve() };
+    return { conversation, history, persist: () => Promise.resolve(), writeWith: undefined };
   }
 
   /**
@@ -282,14 +285,17 @@ export function createTurns(deps: TurnsDeps) {
         if (live.status === 'rejected') throw live.reason;
         if (existing.status === 'rejected') throw existing.reason;
         const deploymentId = live.value?.deploymentId ?? null;
-        const { conversation, history, persist } =
+        const { conversation, history, persist, writeWith } =
           existing.value ?? newConversation(caller, form, agent, key, deploymentId, query, workflowId);
+        const persisting = workflows?.withHandoff(caller, routed, conversation.id, persist) ?? persist;
         return {
           id: randomUUID(),
           caller,
           agent,
           conversation,
-          persist: workflows?.withHandoff(caller, routed, conversation.id, persist) ?? persist,
+          persist: persisting,
+          // A workflow's hand-off is written after the row: the row is then written on its own.
+          writeWith: persisting === persist ? writeWith : undefined,
           deploymentId,
           history,
           query,
@@ -347,15 +353,22 @@ export function createTurns(deps: TurnsDeps) {
         }
         // The question is durable before the model, a tool or a voice step starts.
         if (deps.journal) {
-          await turn.persist();
-          await deps.journal.begin({
+          const journal = deps.journal;
+          const pending = {
             id: turn.id,
             companyId: turn.caller.companyId,
             conversationId,
             agentId: turn.agent.id,
             deploymentId: turn.deploymentId,
             query: turn.query,
-          });
+          };
+          // A new conversation's row and the journal's in one statement, else the row first.
+          const together = turn.writeWith?.((row) => journal.begin(pending, row));
+          if (together) await together;
+          else {
+            await turn.persist();
+            await journal.begin(pending);
+          }
           journaled = true;
         }
         if (turn.handoff) emit(handoffChunk(turn.handoff));
