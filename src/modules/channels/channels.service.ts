@@ -1,9 +1,9 @@
 /**
  * The channels' inbound side (DESIGN §12): a vendor's request for a deployment is verified by the
  * vendor's own scheme before anything else is read, then acknowledged at once — its customer
- * messages written (deduplicated by the vendor's ids) with their answering jobs in one
- * transaction, and started on this instance when it runs workers. The answer comes from the job
- * (channels.answer.ts), never from the request.
+ * messages written (deduplicated by the vendor's ids) in one transaction with who answers them:
+ * this instance's worker when it runs workers and has room (claimed in that transaction), else
+ * their jobs. The answer comes from the answering task (channels.answer.ts), never from the request.
  *
  * Refusals: an unknown deployment, or one of another channel → 404; a bad signature, a stale
  * timestamp, a wrong token → 401 with nothing written (a burst of them on one deployment → one
