@@ -74,6 +74,11 @@ export interface TextLanesInput {
   docstore: boolean;
   /** Hits ranked this high in a lane come back with their chunk's details. */
   detailRank: number;
+  /**
+   * The documents whose titles reach the docstore lane's similarity, found in memory
+   * (knowledge.title-index.ts): read and checked by id instead of the title scan.
+   */
+  titleIds?: readonly string[] | null;
 }
 
 /**
@@ -143,6 +148,11 @@ function docstoreLane(input: TextLanesInput) {
   );
   // A literal, not a parameter: the prepared statement of a long query must not plan a title scan.
   const titled = query.length <= DOCSTORE.maxTitleQueryLength;
+  // Titles found in memory are checked again by id against the current rows (PostgreSQL's own
+  // similarity of the current title), so the answer is the scan's.
+  const titleSource = input.titleIds
+    ? sql`d.id = any(${input.titleIds}::uuid[]) and d.company_id = ${companyId}`
+    : sql`d.company_id = ${companyId}`;
   // The phrase query is computed once (a prepared statement's generic plan would call the
   // function for every row it filters).
   return sql`
@@ -155,7 +165,7 @@ function docstoreLane(input: TextLanesInput) {
       limit ${depth}
     ), title as (
       select d.id, similarity(d.title, ${query})::float8 as score from kb_documents d
-      where ${sql.lit(titled)} and d.company_id = ${companyId} and d.status = 'completed' and d.title % ${query} and ${where}
+      where ${sql.lit(titled)} and ${titleSource} and d.status = 'completed' and d.title % ${query} and ${where}
     ), candidates as (
       select id, sum(score) as score from (select * from phrase union all select * from title) x
       group by id order by score desc limit ${depth}
