@@ -51,14 +51,17 @@ export interface BenchService {
   stop(): Promise<void>;
 }
 
-/** Starts `src/main.ts` with `env` on `port` and waits until /readyz answers. */
+/**
+ * Starts `src/main.ts` with `env` on `port` and waits until /readyz answers; `root`: another
+ * checkout of the project (a bench comparing two versions of the code in one run).
+ */
 export async function startService(
   port: number,
   env: Record<string, string>,
-  options: { nodeArgs?: string[]; stdio?: StdioOptions } = {},
+  options: { nodeArgs?: string[]; stdio?: StdioOptions; root?: string } = {},
 ): Promise<BenchService> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
+    cwd: options.root ?? ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: options.stdio ?? ['ignore', 'pipe', 'inherit'],
   });
@@ -110,7 +113,7 @@ export async function startBenchService(
   port: number,
   database: BenchDatabase,
   env: Record<string, string>,
-  options: { nodeArgs?: string[]; stdio?: StdioOptions; cleanUp?: () => Promise<unknown> } = {},
+  options: { nodeArgs?: string[]; stdio?: StdioOptions; root?: string; cleanUp?: () => Promise<unknown> } = {},
 ): Promise<BenchService> {
   return startService(
     port,
