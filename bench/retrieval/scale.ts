@@ -153,7 +153,7 @@ async function searchTimes(target: Instance, headers: Record<string, string>, qu
 async function titleArms(target: Instance, headers: Record<string, string>, queries: string[], label: string) {
   const bm25 = target.container.knowledge.bm25!;
   const fromIndex = bm25.titleMatches;
-  const fromSql = () => null;
+  const fromSql = async () => null;
   const methods: [string, object][] = [
     ['all lanes (fused)', {}],
     ['docstore only', { enable_fulltextsearch: false, enable_vectorsearch: false }],

@@ -15,7 +15,7 @@
 import type { Db } from '../../db/database.js';
 import { Bm25Index } from './knowledge.bm25-index.js';
 import * as indexRepo from './knowledge.index.repo.js';
-import { TitleIndex } from './knowledge.title-index.js';
+import { createTrigramReader, TitleIndex } from './knowledge.title-index.js';
 import type { LaneFilters, LaneHit } from './knowledge.search.types.js';
 
 export interface Bm25LanesOptions {
@@ -52,16 +52,17 @@ interface Held {
 
 /**
  * Estimated bytes of an index of this corpus (chunks' fields, ~1 posting per 1.4 tokens) and of
- * its titles (~80 bytes of trigram postings per chunk).
+ * its titles (~170 bytes of trigram postings and ids per chunk on SciFact).
  */
 export function estimatedBytes(corpus: { chunk_count: number; token_total: number }): number {
-  return corpus.chunk_count * 170 + corpus.token_total * 5;
+  return corpus.chunk_count * 260 + corpus.token_total * 5;
 }
 
 export function createBm25Lanes(options: Bm25LanesOptions) {
   const { db, minChunks, maxChunks, budgetBytes, isEnabled, log } = options;
   const retryDelayMs = options.retryDelayMs ?? 1000;
   const held = new Map<string, Held>();
+  const queryTrigrams = createTrigramReader((pieces) => indexRepo.textTrigrams(db, pieces));
   let closed = false;
 
   const heldBytes = (except?: Held) => {
@@ -261,11 +262,19 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
      * The documents whose titles reach the docstore lane's similarity with `query`, from the
      * company's title index (held with its BM25 index), or null when SQL must find them.
      */
-    titleMatches(companyId: string, query: string): string[] | null {
-      if (closed || !isEnabled()) return null;
+    async titleMatches(companyId: string, query: string): Promise<string[] | null> {
+      if (closed || !isEnabled() || !held.get(companyId)?.titles) return null;
+      let trigrams: string[];
+      try {
+        trigrams = await queryTrigrams(query);
+      } catch (error) {
+        log.warn({ err: error, companyId }, 'reading the trigrams of a query failed; its titles are scanned in SQL');
+        return null;
+      }
+      // Read after the round trip: the titles held now.
       const entry = held.get(companyId);
-      if (!entry?.index || !entry.titles) return null;
-      return entry.titles.matches(query);
+      if (!entry?.index || !entry.titles || closed || !isEnabled()) return null;
+      return entry.titles.matches(trigrams);
     },
 
     /** Whether the company's searches are answered from memory now, and at which version. */

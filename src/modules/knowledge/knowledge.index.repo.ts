@@ -128,3 +128,14 @@ export async function pruneChanges(executor: Executor, companyId: string, olderT
     from (select max(version) as v from gone) x
     where s.company_id = ${companyId} and x.v is not null and x.v > s.changes_from`.execute(executor);
 }
+
+/** PostgreSQL's trigrams (`show_trgm`) of each text, in the order given. */
+export async function textTrigrams(executor: Executor, texts: string[]): Promise<string[][]> {
+  const result = await sql<{ i: number; trigrams: string[] }>`
+    select t.i::int as i, show_trgm(t.text) as trigrams from unnest(${texts}::text[]) with ordinality as t(text, i)`.execute(
+    executor,
+  );
+  const read: string[][] = texts.map(() => []);
+  for (const row of result.rows) read[row.i - 1] = row.trigrams;
+  return read;
+}

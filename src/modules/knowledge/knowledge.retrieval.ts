@@ -148,9 +148,10 @@ export function createRetrieval(deps: {
     expansion: string,
   ): Promise<(TextLanes & { asked: string[] }) | null> {
     if (!bm25 || bm25.heldVersion(companyId) === null || memory?.isHeld(companyId)) return null;
-    const [own, added] = await Promise.all([
+    const [own, added, titles] = await Promise.all([
       lexemesOf(input.query, input.configs),
       expansion ? lexemesOf(expansion, input.configs) : null,
+      titleIds(input),
     ]);
     const ownHits = bm25.search(companyId, own, input.filters, input.depth);
     const addedHits = added ? bm25.search(companyId, added, input.filters, input.depth) : null;
@@ -161,11 +162,7 @@ export function createRetrieval(deps: {
       const details = await searchRepo.chunkDetails(db, companyId, asked);
       return { fulltext, docstore: null, details, asked };
     }
-    const docstore = await searchRepo.docstoreWithDetails(
-      db,
-      { ...input, fulltext: null, titleIds: titleIds(input) },
-      asked,
-    );
+    const docstore = await searchRepo.docstoreWithDetails(db, { ...input, fulltext: null, titleIds: titles }, asked);
     return { fulltext, docstore: docstore.hits, details: docstore.details, asked };
   }
 
@@ -175,18 +172,18 @@ export function createRetrieval(deps: {
    * is held).
    */
   async function textLanes(input: searchRepo.TextLanesInput): Promise<TextLanes> {
-    if (input.fulltext === 'ts_rank_cd') return searchRepo.textLanes(db, { ...input, titleIds: titleIds(input) });
+    if (input.fulltext === 'ts_rank_cd') return searchRepo.textLanes(db, { ...input, titleIds: await titleIds(input) });
     const held = memory?.search(input.companyId, { ...input, fulltext: input.fulltext === 'bm25' });
     if (held) return held;
     if (input.fulltext === 'bm25') bm25?.search(input.companyId, [], input.filters, 0);
-    return searchRepo.textLanes(db, { ...input, titleIds: titleIds(input) });
+    return searchRepo.textLanes(db, { ...input, titleIds: await titleIds(input) });
   }
 
   /**
    * The documents titled near the query, from the title index held with a large company's BM25
    * index (null: the docstore statement scans the titles itself).
    */
-  function titleIds(input: searchRepo.TextLanesInput): string[] | null {
+  async function titleIds(input: searchRepo.TextLanesInput): Promise<string[] | null> {
     if (!bm25 || !input.docstore || input.query.length > DOCSTORE.maxTitleQueryLength) return null;
     if (memory?.isHeld(input.companyId)) return null;
     return bm25.titleMatches(input.companyId, input.query);

@@ -16,9 +16,11 @@
  * and its similarity as PostgreSQL computes it), so a document changed since the index last
  * heard is never answered wrongly.
  *
- * The query's trigrams are computed here only for queries of ASCII letters, digits, white space
- * and punctuation, where pg_trgm's reading is plain (lower-cased ASCII words, padded); any other
- * query is left to SQL (null).
+ * The query's trigrams (`createTrigramReader`): pg_trgm reads words between characters that are not
+ * letters or digits, so a text's trigrams are those of its pieces between white space. A piece of
+ * printable ASCII is read here (lower-cased words, padded, as pg_trgm does); any other piece is
+ * read by PostgreSQL (`show_trgm`) once and remembered, since case, letters and the compaction of
+ * multibyte trigrams are its own.
  */
 import { DOCSTORE } from './knowledge.search.types.js';
 import { similarityOf, trigrams } from './knowledge.text-scoring.js';
@@ -32,8 +34,32 @@ export interface TitleRow {
 
 /** Below the threshold by more than float4 rounding can lift a ratio (so no title is missed). */
 const LOWER = DOCSTORE.minTitleSimilarity * (1 - 1e-6);
-/** Queries pg_trgm reads as the JavaScript `trigrams` does: printable ASCII only. */
-const PLAIN = /^[\x20-\x7e\t\n\r]*$/;
+/** Pieces pg_trgm reads as the JavaScript `trigrams` does: printable ASCII. */
+const PLAIN = /^[\x21-\x7e]*$/;
+/** Pieces of other characters remembered, at most. */
+const MAX_REMEMBERED = 20_000;
+
+/**
+ * A reader of queries' trigrams as pg_trgm's `show_trgm` gives them: printable ASCII pieces
+ * here, other pieces asked of PostgreSQL (`ask`, all of a query's new pieces at once) and
+ * remembered (forgotten all together past MAX_REMEMBERED).
+ */
+export function createTrigramReader(ask: (pieces: string[]) => Promise<string[][]>) {
+  const remembered = new Map<string, string[]>();
+  return async (query: string): Promise<string[]> => {
+    const pieces = query.split(/[ \t\n\r\f\v]+/).filter((piece) => piece.length > 0);
+    const unknown = [...new Set(pieces.filter((piece) => !PLAIN.test(piece) && !remembered.has(piece)))];
+    if (unknown.length) {
+      const read = await ask(unknown);
+      if (remembered.size + unknown.length > MAX_REMEMBERED) remembered.clear();
+      unknown.forEach((piece, i) => remembered.set(piece, read[i]!));
+    }
+    const all = new Set<string>();
+    for (const piece of pieces)
+      for (const trigram of PLAIN.test(piece) ? trigrams(piece) : remembered.get(piece)!) all.add(trigram);
+    return [...all];
+  };
+}
 
 function grow<T extends Int32Array | Uint16Array | Uint32Array | Uint8Array>(array: T, size: number): T {
   if (size <= array.length) return array;
@@ -154,13 +180,10 @@ export class TitleIndex {
   }
 
   /**
-   * The documents whose title reaches the lane's similarity with `query`, or null when the
-   * query is not one this index reads as pg_trgm does, or when more than `limit` titles would
-   * have to be checked.
+   * The documents whose title reaches the lane's similarity with a query of these (distinct)
+   * trigrams (`createTrigramReader`), or null when more than `limit` titles would have to be checked.
    */
-  matches(query: string, limit = 50_000): string[] | null {
-    if (!PLAIN.test(query)) return null;
-    const wanted = [...trigrams(query)];
+  matches(wanted: readonly string[], limit = 50_000): string[] | null {
     const a = wanted.length;
     if (a === 0) return [];
     // The fewest trigrams a title of b trigrams must share: s / (a + b − s) ≥ t ⇔ s ≥ t (a + b) / (1 + t).
