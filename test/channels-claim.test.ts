@@ -138,6 +138,53 @@ describe('claiming at acceptance', () => {
     expect(row).toEqual({ attempts: 2, worker_id: null, state: 'done' });
   });
 
+  it('writes a thread-starting message in one statement only when its thread and keys are new', async () => {
+    const deployment = { id: setup.deploymentId, company_id: setup.tenant.companyId, channel: 'slack' as const };
+    const start = (n: number, threadKey = `D0START:1700000300.00010${n}`): InboundEvent => ({
+      kind: 'message',
+      threadKey,
+      keys: [`event:EvSTART${n}`, `msg:D0START:1700000300.00010${n}`],
+      replyTo: { channel: 'D0START', thread_ts: `1700000300.00010${n}` },
+      input: { text: `hello ${n}`, user: null },
+      startsThread: true,
+    });
+    const db = t.container.db;
+    // Delivered twice at once (a retry racing the original): one write, held; the other writes nothing.
+    const raced = await Promise.all([
+      channelsRepo.acceptThreadStart(db, deployment, start(1), 900_101),
+      channelsRepo.acceptThreadStart(db, deployment, start(1), 900_102),
+    ]);
+    const held = raced.filter((event) => event !== undefined);
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({
+      attempts: 1,
+      state: 'queued',
+      thread: { thread_key: 'D0START:1700000300.000101' },
+    });
+    // Redelivered later: nothing written (the caller's transaction then drops it as a duplicate).
+    expect(await channelsRepo.acceptThreadStart(db, deployment, start(1), 900_103)).toBeUndefined();
+    const dropped = await db
+      .transaction()
+      .execute((trx) => channelsRepo.acceptEvents(trx, deployment, [start(1)], { workerId: 900_103, max: 1 }));
+    expect(dropped).toMatchObject({ claimed: [], waiting: [], dropped: 1 });
+    // New keys in a thread that exists: nothing written here; the transaction writes it, waiting.
+    expect(
+      await channelsRepo.acceptThreadStart(db, deployment, start(2, 'D0START:1700000300.000101'), 900_104),
+    ).toBeUndefined();
+    const waiting = await db.transaction().execute((trx) =>
+      channelsRepo.acceptEvents(trx, deployment, [start(2, 'D0START:1700000300.000101')], {
+        workerId: 900_104,
+        max: 1,
+      }),
+    );
+    expect(waiting.claimed).toEqual([]);
+    expect(waiting.waiting).toHaveLength(1);
+    const events = (await channelEvents(t.container, setup.deploymentId)).filter((event) =>
+      event.thread_key.startsWith('D0START:'),
+    );
+    expect(events.map((event) => event.worker_id)).toEqual([held[0]!.worker_id, null]);
+  });
+
   it('claims one event of a thread at a time when two acceptances of its first messages race', async () => {
     const deployment = { id: setup.deploymentId, company_id: setup.tenant.companyId, channel: 'slack' as const };
     const message = (n: number): InboundEvent => ({

@@ -2,7 +2,7 @@
  * A deployment on Slack: how fast an inbound event is acknowledged, and how long from the event
  * to the reply reaching Slack beyond the model's own time.
  *
- *   npx tsx bench/channels/slack-events.ts [--samples 200] [--model-ms 100] [--against DIR]
+ *   npx tsx bench/channels/slack-events.ts [--samples 200] [--model-ms 100] [--against DIR] [--cpu-prof DIR]
  *
  * The service runs in its own process (BENCH_DATABASE_URL, else a fresh database, dropped
  * afterwards) with its workers on; the fake OpenAI-compatible provider in another, scripted to
@@ -17,6 +17,8 @@
  * `--against DIR`: a second checkout of the project (its own node_modules, or a link to these)
  * runs as a second service on its own database at the same time, and every sample is taken on
  * both, in alternating order — two versions of the code compared under the same machine load.
+ * `--cpu-prof DIR`: the service (of this checkout) writes a `node --cpu-prof` profile to DIR when
+ * it stops.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -41,9 +43,11 @@ const { values } = parseArgs({
     samples: { type: 'string', default: '200' },
     'model-ms': { type: 'string', default: '100' },
     against: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const samples = Number(values.samples);
+const profileDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined;
 const modelMs = Number(values['model-ms']);
 const apiKey = 'sk_bench_channel_key_0000000001';
 const apiToken = 'ct_bench_channel_token_00000001';
@@ -76,7 +80,11 @@ async function startArm(name: string, root: string | undefined): Promise<Arm> {
       ALLOW_PRIVATE_URLS: 'true',
       ...fakeProviderEnv(fake.url),
     },
-    { root, cleanUp: () => database.drop() },
+    {
+      root,
+      cleanUp: () => database.drop(),
+      ...(profileDir && !root ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+    },
   );
   const arm: Arm = {
     name,

@@ -135,6 +135,65 @@ export async function acceptEvents(
   return accepted;
 }
 
+/**
+ * An event that starts a thread not seen yet, written in one statement outside any transaction
+ * and held by `workerId`: the thread first (`on conflict do nothing`), then the keys and the event
+ * only if it was created here — a thread no one has seen has no other event. Undefined, with
+ * nothing written, when the thread exists (or the keys were seen: a redelivery): the caller then
+ * accepts it with `acceptEvents`, which tells duplicates and follow-ups apart. (The two take the
+ * thread and the keys in opposite orders: the same message written by both at once can deadlock,
+ * and the one PostgreSQL aborts answers 500 — the vendor's retry is then a duplicate.)
+ */
+export async function acceptThreadStart(
+  db: Executor,
+  deployment: { id: string; company_id: string; channel: ChannelName },
+  event: InboundEvent,
+  workerId: number,
+): Promise<EventRow | undefined> {
+  const { rows } = await sql<AcceptedRow>`
+    with thread as (
+      insert into channel_threads (deployment_id, thread_key, company_id, channel, reply_to)
+      select ${deployment.id}::uuid, ${event.threadKey}::text, ${deployment.company_id}::uuid,
+        ${deployment.channel}::text, ${JSON.stringify(event.replyTo)}::jsonb
+      where not exists (
+        select 1 from channel_event_keys
+        where deployment_id = ${deployment.id}::uuid and key = any(${event.keys}::text[])
+      )
+      on conflict (deployment_id, thread_key) do nothing
+      returning deployment_id, thread_key, company_id, channel, conversation_id, reply_to
+    ),
+    inserted as (
+      insert into channel_event_keys (deployment_id, key)
+      select ${deployment.id}::uuid, key from unnest(${event.keys}::text[]) as key where exists (select 1 from thread)
+      on conflict do nothing
+      returning key
+    ),
+    event as (
+      insert into channel_events (deployment_id, thread_key, company_id, kind, input, worker_id, attempts)
+      select deployment_id, thread_key, company_id, ${event.kind}::text, ${JSON.stringify(event.input)}::jsonb,
+        ${workerId}::integer, 1
+      from thread
+      where (select count(*) from inserted) = ${event.keys.length}
+      returning id, deployment_id, thread_key, company_id, kind, input, state, attempts, worker_id, answer
+    )
+    select event.*, true as claimed, thread.channel, thread.conversation_id, thread.reply_to from event, thread
+  `.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  const { claimed: _claimed, channel, conversation_id, reply_to, ...stored } = row;
+  return {
+    ...stored,
+    thread: {
+      deployment_id: row.deployment_id,
+      thread_key: row.thread_key,
+      company_id: row.company_id,
+      channel,
+      conversation_id,
+      reply_to,
+    },
+  };
+}
+
 const EVENT_COLUMNS = [
   'e.id',
   'e.deployment_id',

@@ -18,7 +18,15 @@ import type { ChannelVendors, TeamsChannelConfig } from '../../ports/channels.js
 import type { ChannelDeployment } from '../deployments/index.js';
 import { ANSWER_JOB, createAnswerer, type AnswerDeps } from './channels.answer.js';
 import { allowedHosts, createDelivery } from './channels.delivery.js';
-import { parseJson, peekActivity, readSlack, readTeams, readWhatsapp, type Inbound } from './channels.inbound.js';
+import {
+  parseJson,
+  peekActivity,
+  readSlack,
+  readTeams,
+  readWhatsapp,
+  type Inbound,
+  type InboundEvent,
+} from './channels.inbound.js';
 import * as repo from './channels.repo.js';
 import { createTargets, type ChannelTarget, type TargetSources } from './channels.targets.js';
 import type { ChannelName } from './channels.tables.js';
@@ -149,27 +157,43 @@ export function createChannelsService(deps: ChannelsDeps) {
     running += slots;
     let claimed: repo.EventRow[] = [];
     try {
-      claimed = await db.transaction().execute(async (trx) => {
-        const result = await repo.acceptEvents(
-          trx,
-          { id: deployment.id, company_id: deployment.company_id, channel },
-          inbound.events,
-          workerId !== null && slots > 0 ? { workerId, max: slots } : undefined,
-        );
-        const held = result.claimed;
-        // An event of an existing thread: claimed under the thread lock the write took, else its job.
-        for (const waiting of result.waiting) {
-          const event = held.length < slots ? await repo.claimNext(trx, waiting.thread, workerId) : undefined;
-          if (event) held.push(event);
-          else await deps.queue.send(trx, ANSWER_JOB, { eventId: waiting.id });
-        }
-        return held;
-      });
+      claimed = await write({ id: deployment.id, company_id: deployment.company_id, channel }, inbound.events, slots);
     } finally {
       running -= slots - claimed.length;
     }
     for (const event of claimed) start(event);
     return OK;
+  }
+
+  /**
+   * Writes accepted events with who answers them: this instance's worker for at most `slots` of
+   * them (returned, held), else their jobs. A message starting its own thread is tried first as
+   * one statement without a transaction (a new thread's); otherwise one transaction.
+   */
+  async function write(
+    target: { id: string; company_id: string; channel: ChannelName },
+    events: readonly InboundEvent[],
+    slots: number,
+  ): Promise<repo.EventRow[]> {
+    const workerId = deps.queue.workerId();
+    const claim = workerId !== null && slots > 0 ? { workerId, max: slots } : undefined;
+    const [first] = events;
+    if (claim && events.length === 1 && first!.startsThread && !first!.followUpOnly) {
+      const started = await repo.acceptThreadStart(db, target, first!, claim.workerId);
+      if (started) return [started];
+    }
+    return db.transaction().execute(async (trx) => {
+      const result = await repo.acceptEvents(trx, target, events, claim);
+      const held = result.claimed;
+      // An event of an existing thread: claimed under the thread lock the write took, else its job.
+      for (const waiting of result.waiting) {
+        const event =
+          claim && held.length < slots ? await repo.claimNext(trx, waiting.thread, claim.workerId) : undefined;
+        if (event) held.push(event);
+        else await deps.queue.send(trx, ANSWER_JOB, { eventId: waiting.id });
+      }
+      return held;
+    });
   }
 
   /**

@@ -351,6 +351,16 @@ export function createTurns(deps: TurnsDeps) {
           const held = await holdForPerson(turn, emit);
           if (held) return held;
         }
+        const input = {
+          companyId: turn.caller.companyId,
+          agent: turn.agent,
+          query: turn.query,
+          history: turn.history,
+          options: turn.options,
+        };
+        // The agent's tools are read while the question is written.
+        const tools = deps.runtime.tools(input);
+        tools.catch(() => undefined);
         // The question is durable before the model, a tool or a voice step starts.
         if (deps.journal) {
           const journal = deps.journal;
@@ -373,13 +383,7 @@ export function createTurns(deps: TurnsDeps) {
         }
         if (turn.handoff) emit(handoffChunk(turn.handoff));
         outcome = await deps.runtime.respond(
-          {
-            companyId: turn.caller.companyId,
-            agent: turn.agent,
-            query: turn.query,
-            history: turn.history,
-            options: turn.options,
-          },
+          input,
           signal,
           (delta) => {
             text += delta;
@@ -390,6 +394,7 @@ export function createTurns(deps: TurnsDeps) {
             actions.push(action);
             emit(toolChunk(action));
           },
+          tools,
         );
         // The model stops quietly when its signal aborts; past the time limit that is a failure.
         if (signal.aborted && !clientSignal.aborted)
