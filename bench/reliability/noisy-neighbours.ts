@@ -106,18 +106,23 @@ type TtsCounts = Awaited<ReturnType<typeof ttsLoad>>;
  * The TTS load from a thread of its own: reading 32 streams of audio would otherwise hold the
  * event loop the probes are timed on (the bench's delay would be counted as the service's).
  */
-function ttsLoadThread(clients: number, distinct: boolean): { stop(): Promise<TtsCounts> } {
-  // The port is drawn at random per process: the thread is told the service's.
-  // This file again, tsx's loader registered in the thread first (a thread does not inherit it).
+async function ttsLoadThread(clients: number, distinct: boolean) {
+  // This file again, tsx's loader registered in the thread first (a thread does not inherit it);
+  // the port is drawn at random per process: the thread is told the service's.
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const bootstrap = `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); });`;
   const worker = new Worker(bootstrap, { eval: true, workerData: { ttsClients: clients, url: TTS_URL, distinct } });
-  const counts = new Promise<TtsCounts>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  const next = <T>() =>
+    new Promise<T>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  // Loaded (seconds of compiling under tsx) before the arm starts: the load runs the whole arm.
+  await next<'ready'>();
   return {
-    async stop() {
+    start: () => worker.postMessage('start'),
+    async stop(): Promise<TtsCounts> {
+      const counts = next<TtsCounts>();
       worker.postMessage('stop');
       const result = await counts;
       await worker.terminate();
@@ -233,7 +238,8 @@ async function main() {
 
     const arm = async (load: boolean) => {
       const stop = new AbortController();
-      const loads = load ? ttsLoadThread(ttsClients, distinctTexts) : null;
+      const loads = load ? await ttsLoadThread(ttsClients, distinctTexts) : null;
+      loads?.start();
       let upload: Promise<{ task: string; sentAt: number; answeredMs: number }> | null = null;
       if (load) {
         const form = new FormData();
@@ -324,9 +330,13 @@ async function main() {
 
 if (isMainThread) await main();
 else {
-  // The TTS load's thread (ttsLoadThread): runs until told to stop, then answers its counts.
+  // The TTS load's thread (ttsLoadThread): ready, then from start to stop, then its counts.
+  const port = parentPort!;
   const stop = new AbortController();
-  parentPort!.once('message', () => stop.abort());
+  const started = new Promise((resolve) => port.once('message', resolve));
+  port.postMessage('ready');
+  await started;
+  port.once('message', () => stop.abort());
   const { ttsClients: clients, url, distinct } = workerData as { ttsClients: number; url: string; distinct: boolean };
-  parentPort!.postMessage(await ttsLoad(stop.signal, clients, url, distinct));
+  port.postMessage(await ttsLoad(stop.signal, clients, url, distinct));
 }
