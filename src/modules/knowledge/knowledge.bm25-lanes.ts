@@ -129,13 +129,16 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
             if ((i & 63) === 63) await slice();
           }
         },
-        async (rows) => {
-          await options.beforePage?.();
-          if (!index || closed) return;
-          for (let i = 0; i < rows.length; i += 256) {
-            titles.add(rows.slice(i, i + 256));
-            await slice();
-          }
+        {
+          asciiReadHere: await queryTrigrams.asciiReadHere(),
+          onPage: async (rows) => {
+            await options.beforePage?.();
+            if (!index || closed) return;
+            for (let i = 0; i < rows.length; i += 256) {
+              titles.add(rows.slice(i, i + 256));
+              await slice();
+            }
+          },
         },
       );
       if (held.get(companyId) !== entry || closed) return;
@@ -174,7 +177,13 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
         const index: Bm25Index | null = entry.index;
         if (!index || closed) return;
         const maxIds = Math.max(10_000, Math.floor(index.size / 4));
-        const changes = await indexRepo.changesSince(db, companyId, index.version, maxIds);
+        const changes = await indexRepo.changesSince(
+          db,
+          companyId,
+          index.version,
+          maxIds,
+          await queryTrigrams.asciiReadHere(),
+        );
         if (entry.index !== index) return;
         if (changes.kind === 'current') continue;
         if (changes.kind === 'rebuild') {

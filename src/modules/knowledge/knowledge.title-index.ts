@@ -16,20 +16,25 @@
  * and its similarity as PostgreSQL computes it), so a document changed since the index last
  * heard is never answered wrongly.
  *
- * The query's trigrams (`createTrigramReader`): pg_trgm reads words between characters that are not
- * letters or digits, so a text's trigrams are those of its pieces between white space. A piece of
- * printable ASCII is read here (lower-cased words, padded, as pg_trgm does); any other piece is
- * read by PostgreSQL (`show_trgm`) once and remembered, since case, letters and the compaction of
- * multibyte trigrams are its own.
+ * Trigrams as pg_trgm reads them (`createTrigramReader`): words between characters that are not
+ * letters or digits, so a text's trigrams are those of its pieces between white space. ASCII is
+ * read here (lower-cased words, padded) once PostgreSQL has been seen to read it the same way
+ * (a probe of every printable character, against the database's locale); anything else by
+ * PostgreSQL (`show_trgm`: case, letters and the compaction of multibyte trigrams are its own) —
+ * a query's pieces once each and remembered, titles in the statements that read them.
  */
 import { DOCSTORE } from './knowledge.search.types.js';
 import { similarityOf, trigrams } from './knowledge.text-scoring.js';
 import { uuidText, uuidWords } from './knowledge.bm25-index.js';
 
-/** A document's title as its trigrams (PostgreSQL's `show_trgm(title)`). */
+/**
+ * A document's title and its trigrams as PostgreSQL reads them (`show_trgm(title)`), or null
+ * for a title of ASCII when that is read here.
+ */
 export interface TitleRow {
   id: string;
-  trigrams: string[];
+  title: string;
+  trigrams: string[] | null;
 }
 
 /** Below the threshold by more than float4 rounding can lift a ratio (so no title is missed). */
@@ -41,14 +46,26 @@ const MAX_REMEMBERED = 20_000;
 
 /**
  * A reader of queries' trigrams as pg_trgm's `show_trgm` gives them: printable ASCII pieces
- * here, other pieces asked of PostgreSQL (`ask`, all of a query's new pieces at once) and
- * remembered (forgotten all together past MAX_REMEMBERED).
+ * here (once `asciiReadHere`), other pieces asked of PostgreSQL (`ask`, all of a query's new
+ * pieces at once) and remembered (forgotten all together past MAX_REMEMBERED).
  */
 export function createTrigramReader(ask: (pieces: string[]) => Promise<string[][]>) {
   const remembered = new Map<string, string[]>();
-  return async (query: string): Promise<string[]> => {
+  let agrees: Promise<boolean> | null = null;
+  /** Whether PostgreSQL reads ASCII as this module does (asked once; again after a failure). */
+  const asciiReadHere = () =>
+    (agrees ??= ask(PROBE).then(
+      (read) => read.every((theirs, i) => sameSet(theirs, trigrams(PROBE[i]!))),
+      (error: unknown) => {
+        agrees = null;
+        throw error;
+      },
+    ));
+  const read = async (query: string): Promise<string[]> => {
+    const here = await asciiReadHere();
+    const local = (piece: string) => here && PLAIN.test(piece);
     const pieces = query.split(/[ \t\n\r\f\v]+/).filter((piece) => piece.length > 0);
-    const unknown = [...new Set(pieces.filter((piece) => !PLAIN.test(piece) && !remembered.has(piece)))];
+    const unknown = [...new Set(pieces.filter((piece) => !local(piece) && !remembered.has(piece)))];
     if (unknown.length) {
       const read = await ask(unknown);
       if (remembered.size + unknown.length > MAX_REMEMBERED) remembered.clear();
@@ -56,9 +73,23 @@ export function createTrigramReader(ask: (pieces: string[]) => Promise<string[][
     }
     const all = new Set<string>();
     for (const piece of pieces)
-      for (const trigram of PLAIN.test(piece) ? trigrams(piece) : remembered.get(piece)!) all.add(trigram);
+      for (const trigram of local(piece) ? trigrams(piece) : remembered.get(piece)!) all.add(trigram);
     return [...all];
   };
+  return Object.assign(read, { asciiReadHere });
+}
+
+/** Every printable ASCII character between letters, and every letter and digit in both cases. */
+const PROBE = [
+  ...Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => `q${String.fromCharCode(0x21 + i)}w`),
+  'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+  'abcdefghijklmnopqrstuvwxyz',
+  '0123456789',
+  'A-b_C.d/E:f',
+];
+
+function sameSet(theirs: readonly string[], mine: Set<string>): boolean {
+  return theirs.length === mine.size && theirs.every((trigram) => mine.has(trigram));
 }
 
 function grow<T extends Int32Array | Uint16Array | Uint32Array | Uint8Array>(array: T, size: number): T {
@@ -141,7 +172,7 @@ export class TitleIndex {
       this.counts = grow(this.counts, slot + 1);
       this.alive = grow(this.alive, slot + 1);
       uuidWords(row.id, this.ids, slot * 4);
-      const distinct = new Set(row.trigrams);
+      const distinct = row.trigrams ? new Set(row.trigrams) : trigrams(row.title);
       this.counts[slot] = Math.min(distinct.size, 0xffff);
       this.alive[slot] = 1;
       this.liveCount++;
