@@ -10,7 +10,8 @@
  * (five tokens spread over it). Reported:
  * - completed streams (start, every chunk, end, no error) and HTTP statuses;
  * - RSS before (after a warm-up of 200 turns) and when every stream is open, from /proc, and the
- *   growth per open stream; V8 heap used from /metrics;
+ *   growth per open stream; V8 heap used from /metrics; and the lowest RSS while every stream is
+ *   still held (the burst's garbage collected: what the held streams themselves cost);
  * - `GET /healthz` latencies sampled one after another from this process while the streams open;
  * - event-loop delay p99 (the service's `monitorEventLoopDelay`, exported in /metrics and reset at
  *   each scrape) while the streams open, and while they are held open.
@@ -234,6 +235,8 @@ async function main() {
       return {
         eldP99: read('nodejs_eventloop_lag_p99_seconds') * 1000,
         heap: read('nodejs_heap_size_used_bytes') / 2 ** 20,
+        heapTotal: read('nodejs_heap_size_total_bytes') / 2 ** 20,
+        external: read('nodejs_external_memory_bytes') / 2 ** 20,
       };
     };
 
@@ -285,6 +288,18 @@ async function main() {
     const atOpen = { rss: rssOf(pid), ...(await metrics()) };
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const held = { rss: rssOf(pid), ...(await metrics()) };
+    // While every stream is still held: the lowest RSS, once the garbage of the burst is collected
+    // (V8 lets the heap grow by a factor of the live heap before its next full collection, and its
+    // memory reducer collects when allocation stops), sampled every 2 s.
+    let settled = { rss: held.rss, heap: held.heap, heapTotal: held.heapTotal, external: held.external, at: 5 };
+    let finished = false;
+    void running.finally(() => (finished = true));
+    while (!finished && openNow >= streams) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      if (finished || openNow < streams) break;
+      const rss = rssOf(pid);
+      if (rss < settled.rss) settled = { rss, ...(await metrics()), at: (performance.now() - t0) / 1000 - openSeconds };
+    }
     const outcome = await running;
     const elapsed = (performance.now() - t0) / 1000;
     const providerConnections = (await fake.script({ tokens: ['a '] })).connections;
@@ -316,6 +331,10 @@ async function main() {
       `RSS before ${fmt(before.rss)} MiB, all open ${fmt(atOpen.rss)} MiB, held 5 s later ${fmt(held.rss)} MiB: ${fmt(per)} KiB per open stream (target < 50)`,
     );
     console.log(`V8 heap used before ${fmt(before.heap)} MiB, all open ${fmt(atOpen.heap)} MiB`);
+    if (peak >= streams)
+      console.log(
+        `RSS settled while all ${streams} held (lowest, ${fmt(settled.at)} s after all open): ${fmt(settled.rss)} MiB: ${fmt(((settled.rss - before.rss) * 1024) / streams)} KiB per held stream; then V8 heap ${fmt(settled.heap)} MiB used of ${fmt(settled.heapTotal)} MiB, external (buffers) ${fmt(settled.external)} MiB (before: ${fmt(before.heap)} of ${fmt(before.heapTotal)}, ${fmt(before.external)})`,
+      );
     console.log(
       `GET /healthz while they open (${healths.length} samples): p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(percentile(sorted, 99))} ms, max ${fmt(sorted.at(-1) ?? NaN)} ms (target p99 < 100)`,
     );
