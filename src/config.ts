@@ -224,6 +224,8 @@ export interface CpuPoolConfig {
   threads: number;
   nice: number;
   maxHeapMb: number;
+  /** Each thread warms up the engines of the kinds in use while idle (CpuPool.setWarmUp). */
+  warmUp: boolean;
   speech: { queue: number; timeoutMs: number };
   documents: { queue: number; timeoutMs: number };
 }
@@ -234,6 +236,7 @@ const cpuPoolConfig = (env: Env): CpuPoolConfig => {
     threads: int(env, 'CPU_POOL_THREADS', defaultThreads(nice), 1, 64),
     nice,
     maxHeapMb: int(env, 'CPU_POOL_MAX_HEAP_MB', 1024, 64, 65_536),
+    warmUp: bool(env, 'CPU_POOL_WARM_UP', true),
     speech: {
       queue: int(env, 'CPU_POOL_SPEECH_QUEUE', 16, 0, 10_000),
       timeoutMs: int(env, 'CPU_POOL_SPEECH_TIMEOUT_MS', 120_000, 1000, 3_600_000),

@@ -14,6 +14,7 @@ export function cpuPoolOptions(config: Config['cpuPool'], metrics: Metrics, spee
     threads: config.threads,
     nice: config.nice,
     maxHeapMb: config.maxHeapMb,
+    warmUp: config.warmUp,
     observer: metrics.cpuObserver,
     kinds: {
       [speechKind]: { queue: config.speech.queue, timeoutMs: config.speech.timeoutMs },

@@ -214,6 +214,35 @@ describe('Slack events route', () => {
     expect(words(blocks.map((block) => block.text!.text).join(' '))).toBe(words(replyText));
     replyText = 'Done.';
   });
+
+  it('tells the customer to try again later when the model fails, once, and keeps that answer', async () => {
+    const before = slack.posted.length;
+    const reply = model.reply;
+    model.reply = () => ({ status: 500 });
+    try {
+      await deliver(slack.envelope(dm('Are you there?', '1700000004.000100')));
+      await allDone(t.container, setup.deploymentId, 1);
+      await waitUntil(() => slack.posted.length > before, 'the apology');
+    } finally {
+      model.reply = reply;
+    }
+    const sent = slack.posted.filter((posted) => posted.thread_ts === '1700000004.000100');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.blocks?.[0]?.text?.text).toBe(
+      "Sorry, I can't answer right now. Please try again in a little while.",
+    );
+    const event = await t.container.db
+      .selectFrom('channel_events')
+      .select(['state', 'answer', 'error'])
+      .where('deployment_id', '=', setup.deploymentId)
+      .where('thread_key', '=', 'D0CUSTOMER:1700000004.000100')
+      .executeTakeFirstOrThrow();
+    expect(event).toMatchObject({
+      state: 'done',
+      error: null,
+      answer: { text: "Sorry, I can't answer right now. Please try again in a little while." },
+    });
+  });
 });
 
 describe('Slack refusals', () => {

@@ -97,5 +97,16 @@ describe('a burst of text-to-speech requests', () => {
     expect(metrics).toContain(`switchboard_cpu_pool_refusals_total{kind="speech",reason="full"} ${speech().refused}`);
     expect(metrics).toContain('switchboard_cpu_pool_jobs{kind="speech",state="queued"} 0');
     expect(metrics).toMatch(/switchboard_cpu_pool_job_seconds_count\{kind="speech",outcome="ok"\} [1-9]/);
+
+    // Speech is in use: the thread, idle again, warms the engine up, every step of it once.
+    const { ESPEAK_WARM_UP } = await import('../src/adapters/espeak/espeak-tts.js');
+    const warmed = `switchboard_cpu_pool_warm_up_steps_total{kind="speech",outcome="ok"} ${ESPEAK_WARM_UP.inputs.length}`;
+    let scraped = '';
+    for (let i = 0; i < 1200 && !scraped.includes(warmed); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      scraped = await (await fetch(`${base}/metrics`)).text();
+    }
+    expect(scraped).toContain(warmed);
+    expect(scraped).not.toMatch(/switchboard_cpu_pool_warm_up_steps_total\{kind="speech",outcome="(error|timeout)"\}/);
   }, 180_000);
 });

@@ -185,6 +185,76 @@ describe('the CPU pool', () => {
     expect(await pool.run(job<{ value: unknown }, unknown>('misc', 'echo'), { value: 'alive' })).toBe('alive');
   });
 
+  describe('warm-up', () => {
+    type Report = { threadId: number; warmed: string[] };
+    const report = job<{ gate?: SharedArrayBuffer }, Report>('misc', 'warmedHere');
+    const warmUp = (...steps: Array<{ label: string; fail?: boolean }>) => ({
+      module: MODULE,
+      name: 'warmStep',
+      inputs: steps,
+    });
+    /** What each of the two threads has run of its warm-up, both held at once so each answers for its own thread. */
+    async function bothThreads(): Promise<Report[]> {
+      const door = gate();
+      const reports = [1, 2].map(() => pool!.run(report, { gate: door.buffer }));
+      await until(() => pool!.stats().misc!.running === 2);
+      door.open();
+      return Promise.all(reports);
+    }
+    async function untilBothWarmed(steps: string[]): Promise<Report[]> {
+      for (let i = 0; i < 200; i++) {
+        const reports = await bothThreads();
+        if (reports.every((r) => r.warmed.length >= steps.length)) return reports;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error('the threads did not warm up');
+    }
+
+    it('warms every thread, each step once and in order, only once its kind is used; a new thread too', async () => {
+      pool = createCpuPool({ threads: 2, kinds: { speech: { queue: 4 }, misc: { queue: 4 } } });
+      pool.setWarmUp('speech', warmUp({ label: 'a' }, { label: 'b' }, { label: 'c' }));
+      // Another kind's jobs start no warm-up.
+      for (const r of await bothThreads()) expect(r.warmed).toEqual([]);
+      expect(await pool.run(job<{ value: unknown }, unknown>('speech', 'echo'), { value: 1 })).toBe(1);
+      const warmed = await untilBothWarmed(['a', 'b', 'c']);
+      expect(warmed.map((r) => r.warmed)).toEqual([
+        ['a', 'b', 'c'],
+        ['a', 'b', 'c'],
+      ]);
+      expect(new Set(warmed.map((r) => r.threadId)).size).toBe(2);
+      // Warm-up steps are not the kind's jobs.
+      expect(pool.stats().speech).toEqual({ queued: 0, running: 0, refused: 0 });
+      // A thread that dies is replaced by one that warms up in its turn.
+      await expect(pool.run(job('misc', 'crash'), {})).rejects.toThrow(/worker stopped/);
+      const after = await untilBothWarmed(['a', 'b', 'c']);
+      expect(after.map((r) => r.warmed)).toEqual([
+        ['a', 'b', 'c'],
+        ['a', 'b', 'c'],
+      ]);
+      expect(after.some((r) => !warmed.some((w) => w.threadId === r.threadId))).toBe(true);
+    });
+
+    it('runs no warm-up when the pool is told not to', async () => {
+      pool = createCpuPool({ threads: 1, warmUp: false, kinds: { speech: { queue: 4 }, misc: { queue: 4 } } });
+      pool.setWarmUp('speech', warmUp({ label: 'a' }));
+      expect(await pool.run(job<{ value: unknown }, unknown>('speech', 'echo'), { value: 1 })).toBe(1);
+      // A warm-up step would have started the moment the thread was idle, ahead of this job.
+      expect((await pool.run(report, {})).warmed).toEqual([]);
+    });
+
+    it('ends the warm-up of a kind at a step that fails', async () => {
+      pool = createCpuPool({ threads: 1, kinds: { speech: { queue: 4 }, misc: { queue: 4 } } });
+      pool.setWarmUp('speech', warmUp({ label: 'a' }, { label: 'x', fail: true }, { label: 'c' }));
+      expect(await pool.run(job<{ value: unknown }, unknown>('speech', 'echo'), { value: 1 })).toBe(1);
+      let seen: string[] = [];
+      for (let i = 0; i < 200 && seen.length < 2; i++) seen = (await pool.run(report, {})).warmed;
+      expect(seen).toEqual(['a', 'x']);
+      // Had the warm-up gone on, its next step would have started the moment the thread was idle,
+      // ahead of this job.
+      expect((await pool.run(report, {})).warmed).toEqual(['a', 'x']);
+    });
+  });
+
   it('refuses new jobs and the queued ones while closing', async () => {
     pool = createCpuPool({ threads: 1, kinds: { slow: { queue: 4 } } });
     const door = gate();

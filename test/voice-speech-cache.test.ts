@@ -73,6 +73,21 @@ describe('the same request gives the same bytes', () => {
     expect(espeakSentenceCount()).toBe(before);
   });
 
+  it('a repeat of a streamed format is sent whole, with its length, in the same bytes', async () => {
+    const payload = { text: 'Sent as it is encoded, then whole.', output_format: 'mp3_44100_128' };
+    const request = { method: 'POST' as const, url: TTS(RACHEL), headers: a.headers, payload };
+    const first = await t.app.inject(request);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-length']).toBeUndefined(); // streamed while it was encoded
+    const before = espeakSentenceCount();
+    const again = await t.app.inject(request);
+    expect(again.statusCode).toBe(200);
+    expect(espeakSentenceCount()).toBe(before);
+    expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    expect(again.headers['content-length']).toBe(String(first.rawPayload.length));
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+  });
+
   it('the ElevenLabs-compatible route shares the company partition', async () => {
     const first = await tts(a, { text: 'Shared by both routes.', output_format: 'mp3_44100_128' });
     const before = espeakSentenceCount();

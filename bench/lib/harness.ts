@@ -52,23 +52,26 @@ export interface BenchService {
 }
 
 /**
- * Starts `src/main.ts` with `env` on `port` and waits until /readyz answers; `dist`: the built
- * service, as `npm start` runs it (built first when a source is newer: scripts/build-if-stale.mjs).
- * tsx keeps every function's name by redefining it at run time, which gives each closure made
- * while serving a property store of its own: memory figures are the built service's.
+ * Starts `src/main.ts` with `env` on `port` and waits until /readyz answers; `root`: another
+ * checkout of the project (a bench comparing two versions of the code in one run); `dist`: the
+ * built service, as `npm start` runs it (built first when a source is newer:
+ * scripts/build-if-stale.mjs). tsx keeps every function's name by redefining it at run time,
+ * which gives each closure made while serving a property store of its own: memory figures are the
+ * built service's.
  */
 export async function startService(
   port: number,
   env: Record<string, string>,
-  options: { nodeArgs?: string[]; stdio?: StdioOptions; dist?: boolean } = {},
+  options: { nodeArgs?: string[]; stdio?: StdioOptions; root?: string; dist?: boolean } = {},
 ): Promise<BenchService> {
+  const root = options.root ?? ROOT;
   if (options.dist) {
-    const built = spawnSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    const built = spawnSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: root, stdio: 'inherit' });
     if (built.status !== 0) throw new Error('the build failed');
   }
   const entry = options.dist ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: options.stdio ?? ['ignore', 'pipe', 'inherit'],
   });
@@ -120,7 +123,13 @@ export async function startBenchService(
   port: number,
   database: BenchDatabase,
   env: Record<string, string>,
-  options: { nodeArgs?: string[]; stdio?: StdioOptions; dist?: boolean; cleanUp?: () => Promise<unknown> } = {},
+  options: {
+    nodeArgs?: string[];
+    stdio?: StdioOptions;
+    root?: string;
+    dist?: boolean;
+    cleanUp?: () => Promise<unknown>;
+  } = {},
 ): Promise<BenchService> {
   return startService(
     port,

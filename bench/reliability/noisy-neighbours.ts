@@ -1,7 +1,7 @@
 /**
  * Noisy neighbours: does CPU-heavy work slow the routes that do not use it?
  *
- *   npx tsx bench/reliability/noisy-neighbours.ts [--seconds 5] [--tts 32] [--pages 343]
+ *   npx tsx bench/reliability/noisy-neighbours.ts [--seconds 5] [--tts 32] [--pages 343] [--profile dir]
  *
  * The service runs in its own process (offline speech engine, job workers on, a fresh database)
  * with the fake OpenAI-compatible provider in a process of its own and an agent deployed on
@@ -17,9 +17,12 @@
  * Targets: `/healthz` p99 < 50 ms and a chat turn's first token < 2× quiet while loaded.
  */
 import os from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { makeLongPdf } from '../../test/knowledge/file-builders.js';
+import { ESPEAK_WARM_UP } from '../../src/adapters/espeak/espeak-tts.js';
+import { defaultThreads } from '../../src/lib/cpu-pool.js';
 import {
   apiClient,
   benchDatabase,
@@ -35,6 +38,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     tts: { type: 'string', default: '32' },
     pages: { type: 'string', default: '343' },
+    profile: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -88,13 +92,39 @@ async function probeChat(stop: AbortSignal, agentKey: string): Promise<number[]>
   return times;
 }
 
+type TtsCounts = Awaited<ReturnType<typeof ttsLoad>>;
+
+/**
+ * The TTS load from a thread of its own: reading 32 streams of audio would otherwise hold the
+ * event loop the probes are timed on (the bench's delay would be counted as the service's).
+ */
+function ttsLoadThread(clients: number): { stop(): Promise<TtsCounts> } {
+  // The port is drawn at random per process: the thread is told the service's.
+  // This file again, tsx's loader registered in the thread first (a thread does not inherit it).
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const bootstrap = `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); });`;
+  const worker = new Worker(bootstrap, { eval: true, workerData: { ttsClients: clients, url: TTS_URL } });
+  const counts = new Promise<TtsCounts>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    async stop() {
+      worker.postMessage('stop');
+      const result = await counts;
+      await worker.terminate();
+      return result;
+    },
+  };
+}
+
 /** Keeps `clients` TTS requests in flight until `stop`; counts the answers by kind. */
-async function ttsLoad(stop: AbortSignal, clients: number) {
+async function ttsLoad(stop: AbortSignal, clients: number, url: string) {
   const counts = { audio: 0, refused: 0, retryAfter: 0, other: 0 };
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (!stop.aborted) {
-        const res = await fetch(TTS_URL, {
+        const res = await fetch(url, {
           method: 'POST',
           headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
           body: JSON.stringify({ text: TTS_TEXT, output_format: 'mp3_44100_128' }),
@@ -111,6 +141,17 @@ async function ttsLoad(stop: AbortSignal, clients: number) {
     }),
   );
   return counts;
+}
+
+/** The service's /metrics, one scrape: `read(name)` sums a metric over its label sets. */
+async function scrape() {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return (name: string) => {
+    let sum = 0;
+    for (const match of text.matchAll(new RegExp(`^switchboard_${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm')))
+      sum += Number(match[1]);
+    return sum;
+  };
 }
 
 function line(name: string, quiet: number[], loaded: number[]) {
@@ -137,7 +178,11 @@ async function main() {
       STT_PROVIDER: 'none',
       ...fakeProviderEnv(fake.url),
     },
-    { cleanUp: () => Promise.all([database.drop(), fake.close()]) },
+    {
+      cleanUp: () => Promise.all([database.drop(), fake.close()]),
+      // The service's CPU profile (written when it stops), to see what holds its event loop.
+      ...(values.profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] } : {}),
+    },
   );
   try {
     const agent = await api('POST', '/api/public/agents', { title: 'Bench agent', model: 'fake:gpt-bench' });
@@ -166,10 +211,17 @@ async function main() {
     const warm = new AbortController();
     setTimeout(() => warm.abort(), 1000);
     await probeChat(warm.signal, agentKey);
+    // The pool's threads warm the speech engine up once speech is used (CPU_POOL_WARM_UP): that
+    // is done before the quiet arm, so it does not load it.
+    if (process.env.CPU_POOL_WARM_UP !== 'false') {
+      const threads = Number(process.env.CPU_POOL_THREADS ?? defaultThreads(Number(process.env.CPU_POOL_NICE ?? 10)));
+      const steps = threads * ESPEAK_WARM_UP.inputs.length;
+      for (let i = 0; i < 600 && (await scrape())('cpu_pool_warm_up_steps_total') < steps; i++) await sleep(100);
+    }
 
     const arm = async (load: boolean) => {
       const stop = new AbortController();
-      const loads = load ? ttsLoad(stop.signal, ttsClients) : Promise.resolve(null);
+      const loads = load ? ttsLoadThread(ttsClients) : null;
       let upload: Promise<{ task: string; sentAt: number; answeredMs: number }> | null = null;
       if (load) {
         const form = new FormData();
@@ -186,10 +238,22 @@ async function main() {
           return { task: body.task_id, sentAt, answeredMs: performance.now() - sentAt };
         });
       }
+      // The service's event-loop delay over the arm (prom-client resets it at each scrape), and the
+      // bench's own (its probes wait on its loop too).
+      await scrape();
+      const own = monitorEventLoopDelay({ resolution: 10 });
+      own.enable();
       const probes = Promise.all([probeHealth(stop.signal), probeChat(stop.signal, agentKey)]);
       await sleep(seconds * 1000);
+      const read = await scrape();
+      const loop = {
+        p99: read('nodejs_eventloop_lag_p99_seconds') * 1000,
+        max: read('nodejs_eventloop_lag_max_seconds') * 1000,
+        benchP99: own.percentile(99) / 1e6,
+      };
+      own.disable();
       stop.abort();
-      const [[health, chat], tts] = await Promise.all([probes, loads]);
+      const [[health, chat], tts] = await Promise.all([probes, loads?.stop() ?? null]);
       let ingestion = '';
       if (upload) {
         const { task, sentAt, answeredMs } = await upload;
@@ -198,7 +262,7 @@ async function main() {
           `upload answered in ${(answeredMs / 1000).toFixed(1)} s; ${String(state.status)} ` +
           `${((performance.now() - sentAt) / 1000).toFixed(1)} s after it was sent (once the TTS in flight ended)`;
       }
-      return { health, chat, tts, ingestion };
+      return { health, chat, tts, ingestion, loop };
     };
 
     const quiet = await arm(false);
@@ -211,6 +275,9 @@ async function main() {
         `(${loaded.tts!.retryAfter} with Retry-After), ${loaded.tts!.other} other`,
     );
     console.log(`PDF ingestion: ${loaded.ingestion}`);
+    const loops = (arm: typeof quiet) =>
+      `p99 ${arm.loop.p99.toFixed(1)} / max ${arm.loop.max.toFixed(1)} ms (the bench's own p99 ${arm.loop.benchP99.toFixed(1)} ms)`;
+    console.log(`service event-loop delay: quiet ${loops(quiet)}; loaded ${loops(loaded)}`);
     const health99 = percentile(
       [...loaded.health].sort((a, b) => a - b),
       99,
@@ -241,4 +308,11 @@ async function main() {
   }
 }
 
-await main();
+if (isMainThread) await main();
+else {
+  // The TTS load's thread (ttsLoadThread): runs until told to stop, then answers its counts.
+  const stop = new AbortController();
+  parentPort!.once('message', () => stop.abort());
+  const { ttsClients: clients, url } = workerData as { ttsClients: number; url: string };
+  parentPort!.postMessage(await ttsLoad(stop.signal, clients, url));
+}

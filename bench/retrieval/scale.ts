@@ -1,7 +1,7 @@
 /**
  * Search at 100k and 1M chunks, and what a large knowledge base adds to a turn's first token.
  *
- *   npx tsx bench/retrieval/scale.ts [--queries 200] [--copies 7,70] [--turns 200] [--postings-up-to 7]
+ *   npx tsx bench/retrieval/scale.ts [--queries 200] [--copies 7,70] [--turns 200] [--postings-up-to 7] [--docstore-sql]
  *
  * Seeds a company of a dedicated database with SQL: SciFact's 5,183 abstracts chunked as the
  * ingestion chunks them (~14.5k chunks), with the same tsvectors, token counts and postings the
@@ -15,7 +15,9 @@
  * (SEARCH_INDEX_MAX_CHUNKS=0) and from the in-process BM25 index (default). For each,
  * POST /documents/search with the SciFact queries: full text only, and all lanes (fused; no
  * embedder here); p50/p95, with GET /collections as the baseline. Then the index's build time
- * and bytes, the process's RSS.
+ * and bytes, the process's RSS. With `--docstore-sql`, a third arm: the in-process index with
+ * the docstore lane's titles scanned in SQL as before the title index (the baseline of
+ * knowledge.title-index.ts), its fused results checked equal to the title index's.
  *
  * First token: a `builtin:kb` agent of the large company and one of a company with a one-article
  * knowledge base, on one instance listening on a port, streamed turns alternating between the
@@ -52,6 +54,8 @@ const { values } = parseArgs({
      * ids, statistics scaled): 1M chunks without seeding them in PostgreSQL (0: skipped).
      */
     'memory-scale': { type: 'string', default: '10' },
+    /** Also the in-process index with the docstore lane's titles found in SQL (the baseline). */
+    'docstore-sql': { type: 'boolean', default: false },
   },
 });
 
@@ -139,6 +143,46 @@ async function searchTimes(target: Instance, headers: Record<string, string>, qu
     if (response.statusCode !== 200) throw new Error(response.body);
   }
   return times;
+}
+
+/**
+ * The docstore lane's titles from the title index against the SQL title scan (the title index
+ * turned off on the same instance), query by query alternating which goes first: fused and
+ * docstore-only p50/p95 of each, and every answer of the two compared (same results, scores, ranks).
+ */
+async function titleArms(target: Instance, headers: Record<string, string>, queries: string[], label: string) {
+  const bm25 = target.container.knowledge.bm25!;
+  const fromIndex = bm25.titleMatches;
+  const fromSql = async () => null;
+  const methods: [string, object][] = [
+    ['all lanes (fused)', {}],
+    ['docstore only', { enable_fulltextsearch: false, enable_vectorsearch: false }],
+  ];
+  for (const [name, method] of methods) {
+    const times = { index: [] as number[], sql: [] as number[] };
+    let differ = 0;
+    for (const [i, query] of queries.entries()) {
+      const bodies: Record<string, string> = {};
+      for (const arm of i % 2 === 0 ? (['index', 'sql'] as const) : (['sql', 'index'] as const)) {
+        bm25.titleMatches = arm === 'index' ? fromIndex : fromSql;
+        const t0 = performance.now();
+        const response = await target.app.inject({
+          method: 'POST',
+          url: '/api/public/documents/search',
+          headers,
+          payload: { query, top_k: 10, categories: [], search_method: method },
+        });
+        times[arm].push(performance.now() - t0);
+        if (response.statusCode !== 200) throw new Error(response.body);
+        bodies[arm] = JSON.stringify(response.json().results);
+      }
+      if (bodies.index !== bodies.sql) differ++;
+    }
+    bm25.titleMatches = fromIndex;
+    console.log(line(`[${label}] search, ${name}, titles in SQL`, times.sql));
+    console.log(line(`[${label}] search, ${name}, title index`, times.index));
+    console.log(`[${label}] ${name}: ${differ} of ${queries.length} answers differ between the two`);
+  }
 }
 
 async function firstToken(base: string, token: string, agentKey: string, query: string): Promise<number> {
@@ -320,6 +364,7 @@ async function main() {
             ),
           );
           console.log(line(`[${label}] search, all lanes (fused)`, await searchTimes(target, headers, queries, {})));
+          if (label !== 'SQL' && values['docstore-sql']) await titleArms(target, headers, queries, label);
         } finally {
           await target.close();
         }

@@ -8,16 +8,15 @@
  * A job is a function exported by a module file (`cpuJobModule(import.meta.url, './x.job')`),
  * loaded once per worker; it gets its input (structured clone, transferables moved) and a
  * context to emit chunks as they are ready (streamed answers) and to see cancellation (a shared
- * flag, readable while the job runs synchronously). Workers start on first use, run compiled JS
- * from dist and TypeScript under tsx/vitest, are replaced when they die or overrun their kind's
- * time limit, and never hold the process open. API and usage: docs/architecture.md.
+ * flag, readable while the job runs synchronously). Workers start on first use (all of them, and
+ * warm up while idle, once a kind with a warm-up is used), run compiled JS from dist and
+ * TypeScript under tsx/vitest, are replaced when they die or overrun their kind's time limit, and
+ * never hold the process open. API and usage: docs/architecture.md.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker, type Transferable } from 'node:worker_threads';
+import type { Transferable, Worker } from 'node:worker_threads';
+import { defaultThreads, newWorker } from './cpu-worker-start.js';
+
+export { cpuJobModule, defaultThreads, THREAD_PRIORITIES } from './cpu-worker-start.js';
 
 /** A job of the pool: `name`, exported by `module`, of one kind. I: input, O: result, C: chunk. */
 export interface CpuJob<I, O, C = never> {
@@ -87,6 +86,13 @@ export interface CpuKindOptions {
   timeoutMs?: number;
 }
 
+/** A kind's warm-up (CpuPool.setWarmUp): the function `name` of `module`, once per input, in order, on every thread. */
+export interface CpuWarmUp {
+  module: string;
+  name: string;
+  inputs: readonly unknown[];
+}
+
 export interface CpuPoolOptions {
   /** Worker threads (default: defaultThreads(nice)). */
   threads?: number;
@@ -98,6 +104,8 @@ export interface CpuPoolOptions {
   kinds: Record<string, CpuKindOptions>;
   /** Heap cap of each worker: a runaway document kills its worker, not the service. */
   maxHeapMb?: number;
+  /** False: warm-ups given (setWarmUp) are ignored. */
+  warmUp?: boolean;
   /** Told of refusals and finished jobs (the metrics). */
   observer?: CpuPoolObserver;
 }
@@ -105,6 +113,8 @@ export interface CpuPoolOptions {
 export interface CpuPoolObserver {
   refused(kind: string, reason: CpuBusyError['reason']): void;
   finished(kind: string, outcome: 'ok' | 'error' | 'aborted' | 'timeout', seconds: number): void;
+  /** A warm-up step (CpuPool.setWarmUp) ended. */
+  warmedUp?(kind: string, outcome: 'ok' | 'error' | 'timeout'): void;
 }
 
 export interface CpuKindStats {
@@ -132,29 +142,19 @@ export interface CpuPool {
    */
   stream<I, C>(job: CpuJob<I, unknown, C>, input: I, options?: RunOptions<C>): AsyncIterable<C>;
   stats(): Record<string, CpuKindStats>;
+  /**
+   * Steps that bring a kind's code up to speed on a thread (loaded, optimised by V8) so no request
+   * pays a cold thread: from the kind's first job, every thread (started then, or later) runs them
+   * one by one while it has nothing else to do. A failed step ends the kind's warm-up.
+   */
+  setWarmUp(kind: string, warmUp: CpuWarmUp): void;
   /** Refuses new jobs, drops the queued ones, waits for running ones up to `graceMs`, stops the threads. */
   close(graceMs?: number): Promise<void>;
 }
 
-/** The URL of a job module beside the caller, `.ts` when the caller runs as TypeScript. */
-export function cpuJobModule(callerUrl: string, relativePath: string): string {
-  return new URL(`${relativePath}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl).href;
-}
-
-/** Whether worker threads can run below the event loop here (setpriority acts per thread on Linux). */
-export const THREAD_PRIORITIES = process.platform === 'linux';
-
-/**
- * At most 4 threads: one per core when they run below the event loop (it takes a core back
- * whenever it has work), else the cores less one (at least 1).
- */
-export function defaultThreads(nice = 0): number {
-  const cores = availableParallelism();
-  return Math.max(1, Math.min(4, THREAD_PRIORITIES && nice > 0 ? cores : cores - 1));
-}
-
 interface Task {
   id: number;
+  warm?: boolean; // a warm-up step (CpuPool.setWarmUp): nobody waits for it, not one of the kind's jobs
   job: CpuJob<unknown, unknown, unknown>;
   input: unknown;
   options: RunOptions<unknown>;
@@ -170,36 +170,13 @@ interface Task {
 interface Slot {
   worker: Worker;
   task: Task | null;
+  warmed: Map<string, number>; // the next warm-up step of each kind on this thread
 }
 
 type WorkerMessage =
   | { type: 'chunk'; id: number; chunk: unknown }
   | { type: 'done'; id: number; value: unknown }
   | { type: 'error'; id: number; failure: CpuJobFailure };
-
-const WORKER_FILE = cpuJobModule(import.meta.url, './cpu-worker');
-
-/**
- * The worker's entry: the compiled file as it is; under TypeScript (vitest, tsx) a bootstrap that
- * registers tsx's loader in the thread first, then imports the .ts file.
- */
-interface TsxManifest {
-  exports: { './esm/api': { import: { default: string } } };
-}
-
-function newWorker(options: {
-  name: string;
-  workerData: { nice: number };
-  resourceLimits?: { maxOldGenerationSizeMb: number };
-}): Worker {
-  if (!WORKER_FILE.endsWith('.ts')) return new Worker(new URL(WORKER_FILE), options);
-  // tsx's ESM API (`tsx/esm/api`, its `import` export: this thread is not under vitest's resolver).
-  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as TsxManifest;
-  const api = pathToFileURL(path.join(path.dirname(manifest), exports['./esm/api'].import.default)).href;
-  const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_FILE)}); });`;
-  return new Worker(bootstrap, { ...options, eval: true });
-}
 
 export function createCpuPool(options: CpuPoolOptions): CpuPool {
   const nice = Math.max(0, Math.min(19, options.nice ?? 0));
@@ -214,10 +191,13 @@ export function createCpuPool(options: CpuPoolOptions): CpuPool {
         active: 0,
         refused: 0,
         avgMs: 1000,
+        warmUp: null as CpuWarmUp | null,
       },
     ]),
   );
   const kindNames = [...kinds.keys()];
+  /** Kinds with a warm-up that have had a job: whether it goes on (false once a step failed). */
+  const warming = new Map<string, boolean>();
   const slots: Slot[] = [];
   let nextId = 1;
   let turn = 0;
@@ -248,7 +228,7 @@ export function createCpuPool(options: CpuPoolOptions): CpuPool {
       ...(options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } } : {}),
     });
     worker.unref();
-    const slot: Slot = { worker, task: null };
+    const slot: Slot = { worker, task: null, warmed: new Map() };
     worker.on('message', (message: WorkerMessage) => onMessage(slot, message));
     let crash = '';
     // An uncaught error (or the heap cap) ends the thread; the exit that follows settles its task.
@@ -297,6 +277,11 @@ export function createCpuPool(options: CpuPoolOptions): CpuPool {
 
   function finish(slot: Slot, task: Task, outcome: 'ok' | 'error' | 'timeout', error: unknown, value?: unknown) {
     slot.task = null;
+    if (task.warm) {
+      if (outcome !== 'ok') warming.set(task.job.kind, false);
+      options.observer?.warmedUp?.(task.job.kind, outcome);
+      return settle(task, null);
+    }
     const kind = kindOf(task.job.kind);
     kind.active--;
     const ms = performance.now() - task.startedAt;
@@ -321,17 +306,44 @@ export function createCpuPool(options: CpuPoolOptions): CpuPool {
   function dispatch() {
     for (;;) {
       let slot = slots.find((candidate) => !candidate.task);
-      if (!slot && slots.length >= threads) return;
+      if (!slot && slots.length >= threads) break;
       const task = nextTask();
-      if (!task) return;
+      if (!task) break;
       slot ??= spawn();
       start(slot, task);
+    }
+    // Threads with nothing else to do take their next warm-up step.
+    if (!closing && warming.size) for (const slot of slots) if (!slot.task) warmUp(slot);
+  }
+
+  /** Starts the thread's next warm-up step of a kind in use, if any is left. */
+  function warmUp(slot: Slot) {
+    for (const [name, on] of warming) {
+      if (!on) continue;
+      const warm = kindOf(name).warmUp!;
+      const step = slot.warmed.get(name) ?? 0;
+      if (step >= warm.inputs.length) continue;
+      slot.warmed.set(name, step + 1);
+      const task: Task = {
+        id: nextId++,
+        warm: true,
+        job: { kind: name, module: warm.module, name: warm.name },
+        input: warm.inputs[step],
+        options: {},
+        cancel: new Int32Array(new SharedArrayBuffer(4)),
+        resolve: () => {},
+        reject: () => {},
+        startedAt: 0,
+        settled: false,
+      };
+      start(slot, task);
+      return;
     }
   }
 
   function start(slot: Slot, task: Task) {
     const kind = kindOf(task.job.kind);
-    kind.active++;
+    if (!task.warm) kind.active++;
     slot.task = task;
     task.startedAt = performance.now();
     if (kind.timeoutMs) {
@@ -386,7 +398,14 @@ export function createCpuPool(options: CpuPoolOptions): CpuPool {
       const behind = runOptions.urgent ? kind.queued.findIndex((queued) => !queued.options.urgent) : -1;
       if (behind >= 0) kind.queued.splice(behind, 0, task);
       else kind.queued.push(task);
+      const firstUse = !!kind.warmUp && !warming.has(job.kind);
       dispatch();
+      if (firstUse) {
+        // The kind is in use: every thread is started and warms up while it has nothing else to do.
+        warming.set(job.kind, true);
+        while (slots.length < threads) spawn();
+        dispatch();
+      }
     });
   }
 
@@ -394,6 +413,7 @@ export function createCpuPool(options: CpuPoolOptions): CpuPool {
     threads,
     run,
     stream: (job, input, runOptions = {}) => streamOf(run, job, input, runOptions),
+    setWarmUp: (kind, warmUp) => void (options.warmUp !== false && (kindOf(kind).warmUp = warmUp)),
     stats: () =>
       Object.fromEntries(
         [...kinds].map(([name, kind]) => [

@@ -120,9 +120,16 @@ export function createMetrics() {
     buckets: LATENCY_BUCKETS,
     registers,
   });
+  const cpuWarmUps = new Counter({
+    name: 'switchboard_cpu_pool_warm_up_steps_total',
+    help: "Warm-up steps the CPU pool ran on idle threads (a kind's code brought up to speed off the request path), by kind and outcome (ok, error, timeout)",
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  });
   const cpuObserver: CpuPoolObserver = {
     refused: (kind, reason) => cpuRefusals.inc({ kind, reason }),
     finished: (kind, outcome, seconds) => cpuJobDuration.observe({ kind, outcome }, seconds),
+    warmedUp: (kind, outcome) => cpuWarmUps.inc({ kind, outcome }),
   };
 
   return {

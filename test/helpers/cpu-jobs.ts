@@ -71,3 +71,20 @@ export async function niceness() {
   // Fields after the command's closing parenthesis: state is field 3, nice field 19.
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 }
+
+/** This thread's warm-up steps so far (warmStep). */
+const warmed: string[] = [];
+
+/** A warm-up step: records its label on this thread; `fail` records it, then throws. */
+export function warmStep(input: { label: string; fail?: boolean }) {
+  warmed.push(input.label);
+  if (input.fail) throw new Error(`step ${input.label} failed`);
+}
+
+/** Holds the thread until the gate opens, then tells which thread it is and the warm-up steps it ran. */
+export async function warmedHere(input: { gate?: SharedArrayBuffer }) {
+  const gate = input.gate ? new Int32Array(input.gate) : null;
+  while (gate && Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0, 50);
+  const { threadId } = await import('node:worker_threads');
+  return { threadId, warmed: [...warmed] };
+}

@@ -3,9 +3,10 @@ import { parseMp3 } from '../../../test/helpers/audio.js';
 import { isWav } from '../transformers/wav.js';
 import type { OutputFormat, SynthesisRequest } from '../../ports/text-to-speech.js';
 import { createCpuPool } from '../../lib/cpu-pool.js';
-import { createEspeakTts, espeakSentenceCount, SPEECH_KIND, wordsPerMinute } from './espeak-tts.js';
+import { ESPEAK_WARM_UP, createEspeakTts, espeakSentenceCount, SPEECH_KIND, wordsPerMinute } from './espeak-tts.js';
 
-const tts = createEspeakTts(createCpuPool({ threads: 2, kinds: { [SPEECH_KIND]: { queue: 8 } } }));
+const pool = createCpuPool({ threads: 2, kinds: { [SPEECH_KIND]: { queue: 8 } } });
+const tts = createEspeakTts(pool);
 const ENGLISH = 'Hello, and welcome to our support line. How can I help you today?';
 const ARABIC = 'مرحبا بكم في خدمة العملاء. كيف يمكنني مساعدتك اليوم؟';
 
@@ -98,5 +99,12 @@ describe('espeak-ng offline text to speech', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(last - before).toBeLessThan(100);
+  });
+
+  it('runs each warm-up step in the pool without error (a failed step would end the warm-up), speech unchanged by it', async () => {
+    const before = await speak({ format: 'mp3_44100_128' });
+    const step = { kind: SPEECH_KIND, module: ESPEAK_WARM_UP.module, name: ESPEAK_WARM_UP.name };
+    for (const input of ESPEAK_WARM_UP.inputs) await expect(pool.run(step, input)).resolves.toBeUndefined();
+    expect((await speak({ format: 'mp3_44100_128' })).bytes.equals(before.bytes)).toBe(true);
   });
 });

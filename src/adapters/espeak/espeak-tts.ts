@@ -5,8 +5,9 @@
  * `ar+m1`), else `ar` for Arabic text, else `en-us`. `speed` (percent) scales espeak's 175 words
  * per minute, bounded to 80–450. Ignored: model, stability, similarity boost and style (espeak has
  * no such settings). A full pool refuses at once with CpuBusyError (503 and `Retry-After`).
+ * Once speech is used, each of the pool's threads warms the engine up while idle (ESPEAK_WARM_UP).
  */
-import { cpuJobModule, type CpuJob, type CpuJobFailure, type CpuPool } from '../../lib/cpu-pool.js';
+import { cpuJobModule, type CpuJob, type CpuJobFailure, type CpuPool, type CpuWarmUp } from '../../lib/cpu-pool.js';
 import { SpeechError, type SpeechFailure } from '../../ports/speech.js';
 import { OUTPUT_FORMATS, type OutputFormat, type TextToSpeech } from '../../ports/text-to-speech.js';
 import { splitSentences } from '../tts/sentences.js';
@@ -36,6 +37,25 @@ const SPEAK_FIRST_JOB: CpuJob<SpeakJobInput, FirstAudio> = {
   reviveError,
 };
 
+/**
+ * Each pool thread's warm-up (CpuPool.setWarmUp), once speech is used: the engine's start (its
+ * data and instance, ~0.7 s) and a few sentences in the formats most asked for, after which V8
+ * has optimised the engine's JavaScript (cold, a sentence costs 10–25× what it does warm). Each
+ * step is one sentence, so a job that comes waits for one at most.
+ */
+export const ESPEAK_WARM_UP: CpuWarmUp = {
+  module: JOB_MODULE,
+  name: 'warmUp',
+  inputs: [
+    'Hello.',
+    'Thank you for calling, how can I help you today?',
+    'Your order shipped yesterday and should arrive within three business days.',
+    'You can follow it with the tracking link we sent by e-mail.',
+    'Is there anything else I can help you with?',
+    'Have a good day, and thank you for your patience.',
+  ].map((text) => ({ text, formats: ['mp3_44100_128', 'pcm_16000'] satisfies OutputFormat[] })),
+};
+
 let sentences = 0;
 
 /** Sentences synthesised for this process (tests and benchmarks watch it). */
@@ -57,6 +77,7 @@ export function offlineVoiceOf(offlineVoice: string | undefined, languageCode: s
 export const ESPEAK_FORMATS: readonly OutputFormat[] = OUTPUT_FORMATS;
 
 export function createEspeakTts(pool: CpuPool): TextToSpeech {
+  pool.setWarmUp(SPEECH_KIND, ESPEAK_WARM_UP);
   return {
     id: 'espeak-ng',
     formats: ESPEAK_FORMATS,

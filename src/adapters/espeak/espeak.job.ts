@@ -107,3 +107,14 @@ export async function speak(input: SpeakJobInput, context: CpuJobContext<SpeakJo
   const rest = own((encoder ?? createEncoder(input.format, 22_050, { complete })).end());
   if (rest.length) context.emit({ bytes: rest, sentence: false }, [rest.buffer]);
 }
+
+/** A warm-up step (the pool's, while its thread is idle): one sentence synthesised and encoded in each format, the bytes dropped. */
+export async function warmUp(input: { text: string; formats: OutputFormat[] }): Promise<void> {
+  const engine = await espeakEngine();
+  const pcm = engine.speak('en-us', 175, input.text);
+  for (const format of input.formats) {
+    const encoder = createEncoder(format, pcm.sampleRate, { complete: true });
+    encoder.push(pcm.samples);
+    encoder.end();
+  }
+}

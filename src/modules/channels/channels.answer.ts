@@ -61,6 +61,8 @@ export interface AnswerDeps {
 }
 
 type Outcome = { error: string | null };
+/** An answer to send, and whether it is kept on its event already (null: nothing to say). */
+type Answered = { answer: repo.StoredAnswer; saved: boolean } | null;
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -80,14 +82,14 @@ export function createAnswerer(deps: AnswerDeps) {
 
   /**
    * Prepares the turn on the thread's conversation; a closed or deleted one is replaced by a new
-   * one, which `linked` records as the thread's (written beside the turn, not before it).
+   * one, which `link` records as the thread's (called once the turn is under way, not before it).
    */
   async function prepare(
     deployment: ChannelDeployment,
     thread: repo.ThreadRow,
     event: repo.EventRow,
     audio: AudioFile | undefined,
-  ): Promise<{ turn: PreparedTurn; linked: Promise<void> }> {
+  ): Promise<{ turn: PreparedTurn; link: () => Promise<void> }> {
     const caller: ChatCaller = { kind: 'chat', tokenId: null, companyId: deployment.company_id, agentId: null };
     const form = {
       agent_key: deployment.agent_key,
@@ -98,7 +100,7 @@ export function createAnswerer(deps: AnswerDeps) {
     if (thread.conversation_id) {
       try {
         const turn = await deps.turns.prepare(caller, { ...form, conversation_id: thread.conversation_id });
-        return { turn, linked: Promise.resolve() };
+        return { turn, link: () => Promise.resolve() };
       } catch (error) {
         const gone = error instanceof AppError && (error.statusCode === 404 || error.statusCode === 409);
         if (!gone || !/^Conversation/.test(error.message)) throw error;
@@ -106,9 +108,10 @@ export function createAnswerer(deps: AnswerDeps) {
     }
     const turn = await deps.turns.prepare(caller, form);
     // The conversation's row first (the turn writes it before the model), then the thread names it.
-    const linked = turn.persist().then(() => repo.setThreadConversation(db, thread, turn.conversation.id));
-    linked.catch(() => undefined);
-    return { turn, linked };
+    return {
+      turn,
+      link: () => turn.persist().then(() => repo.setThreadConversation(db, thread, turn.conversation.id)),
+    };
   }
 
   /** The agent's answer to a customer message (Markdown), or null when there is nothing to say. */
@@ -117,7 +120,7 @@ export function createAnswerer(deps: AnswerDeps) {
     thread: repo.ThreadRow,
     event: repo.EventRow,
     config: Record<string, unknown>,
-  ): Promise<repo.StoredAnswer | null> {
+  ): Promise<Answered> {
     const language = () =>
       languageOf({
         locale: event.input.locale ?? null,
@@ -126,7 +129,7 @@ export function createAnswerer(deps: AnswerDeps) {
       });
     let audio: AudioFile | undefined;
     if (event.input.audio) {
-      if (!deps.speechToText) return { text: noVoiceReply(language()), sources: [] };
+      if (!deps.speechToText) return { answer: { text: noVoiceReply(language()), sources: [] }, saved: false };
       audio = await deps.vendors.whatsapp.downloadMedia(
         config as never,
         event.input.audio.media_id,
@@ -134,26 +137,37 @@ export function createAnswerer(deps: AnswerDeps) {
       );
     }
     const user = event.input.user;
-    // The end user's vendor name is recorded beside the turn (the turn's own records upsert the same row).
-    const named = user
-      ? deps.endUsers.ensureEndUser(db, deployment.company_id, user.id.slice(0, 200), { name: user.name })
-      : undefined;
-    named?.catch(() => undefined);
     let typing: NodeJS.Timeout | undefined;
     if (thread.channel === 'teams') {
       void deps.delivery.typing(thread, config);
       typing = setInterval(() => void deps.delivery.typing(thread, config), TYPING_EVERY_MS);
     }
     try {
-      const { turn, linked } = await prepare(deployment, thread, event, audio);
-      const citations: { document_id: string; title: string }[] = [];
-      const result = await deps.turns.run(turn, new AbortController().signal, (streamed) => {
-        if (streamed.type === 'chunk' && streamed.kind === 'citations' && Array.isArray(streamed.citations))
-          citations.push(...(streamed.citations as { document_id: string; title: string }[]));
-      });
-      await Promise.all([linked, named]);
-      const text = result.agent_response_text.trim();
-      return text ? { text, sources: await sources(deployment.company_id, citations) } : null;
+      const { turn, link } = await prepare(deployment, thread, event, audio);
+      // Written beside the model's answer, off the way to it: the end user's vendor name (the
+      // turn's own records upsert the same row) and the thread → conversation link.
+      let beside: Promise<unknown> | undefined;
+      const besideTurn = () =>
+        (beside ??= Promise.all([
+          link(),
+          user && deps.endUsers.ensureEndUser(db, deployment.company_id, user.id.slice(0, 200), { name: user.name }),
+        ]));
+      // The answer is kept (fenced: only this holder writes) at the same time as the turn's records.
+      let kept: Answered = null;
+      const keep = async (final: { text: string; citations: { document_id: string; title: string }[] }) => {
+        const text = final.text.trim();
+        if (!text) return;
+        const stored = { text, sources: await sources(deployment.company_id, final.citations) };
+        kept = { answer: stored, saved: await repo.saveAnswer(db, event, stored) };
+      };
+      try {
+        await deps.turns.run(turn, new AbortController().signal, () => besideTurn().catch(() => undefined), keep);
+      } finally {
+        // A turn that failed still started its conversation: the thread names it all the same.
+        await besideTurn().catch(() => undefined);
+      }
+      await besideTurn();
+      return kept;
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       if (error.statusCode < 500) {
@@ -166,16 +180,16 @@ export function createAnswerer(deps: AnswerDeps) {
         return null;
       }
       // The turn failed (provider down, time limit): the customer hears so; the turn logged why.
-      return { text: unavailableReply(language()), sources: [] };
+      return { answer: { text: unavailableReply(language()), sources: [] }, saved: false };
     } finally {
       clearInterval(typing);
     }
   }
 
-  async function welcome(deployment: ChannelDeployment): Promise<repo.StoredAnswer | null> {
+  async function welcome(deployment: ChannelDeployment): Promise<Answered> {
     const agent = await findAgent(db, deployment.company_id, deployment.agent_id);
     const text = agent?.welcome_message.trim();
-    return text ? { text, sources: [] } : null;
+    return text ? { answer: { text, sources: [] }, saved: false } : null;
   }
 
   /** Answers one held event; what went wrong for good (said in the deployment log), or null. */
@@ -200,12 +214,14 @@ export function createAnswerer(deps: AnswerDeps) {
     }
     let stored = event.state === 'answered' ? event.answer : null;
     if (!stored) {
-      stored =
+      const answered =
         event.kind === 'welcome'
           ? await welcome(deployment)
           : await converse(deployment, thread, event, integration.config);
-      if (!stored) return { error: null };
-      if (!(await repo.saveAnswer(db, event, stored))) return { error: 'the event was handed to another worker' };
+      if (!answered) return { error: null };
+      const saved = answered.saved || (await repo.saveAnswer(db, event, answered.answer));
+      if (!saved) return { error: 'the event was handed to another worker' };
+      stored = answered.answer;
     }
     try {
       await deps.delivery.sendToThread(

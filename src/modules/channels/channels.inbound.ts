@@ -39,6 +39,8 @@ export interface InboundEvent {
   input: EventInput;
   /** Answered only when the thread already exists (a Slack reply in a channel thread). */
   followUpOnly?: boolean;
+  /** The message is its thread's root (a Slack message not in a thread): its thread is most likely new. */
+  startsThread?: boolean;
 }
 
 export type Inbound =
@@ -135,6 +137,7 @@ export function readSlack(body: unknown): Inbound {
         kind: 'message',
         input: { text, user: { id: user, name } },
         followUpOnly: eventType === 'message' && !isDm,
+        startsThread: root === ts,
       },
     ],
   };

@@ -43,29 +43,45 @@ export interface EventRow {
 }
 
 export interface AcceptedEvents {
-  /** The events written (each a task), in order. */
-  ids: string[];
+  /** Events written and already held by the claiming worker (their thread was new), in order. */
+  claimed: EventRow[];
+  /** Events written but not held, with their thread as locked by this transaction (it existed). */
+  waiting: { id: string; thread: ThreadRow }[];
   /** Events dropped as duplicates (a key already seen) or follow-ups of unknown threads. */
   dropped: number;
 }
+
+type AcceptedRow = EventRow & {
+  claimed: boolean;
+  channel: ChannelName;
+  conversation_id: string | null;
+  reply_to: Record<string, unknown>;
+};
 
 /**
  * Writes what a vendor request brought, inside the caller's transaction, one statement per
  * event: its keys first (`on conflict do nothing`: any key seen before makes it a duplicate — the
  * unique index is what makes this hold across instances and concurrent deliveries), then its
- * thread (created, or its reply addressing refreshed), then the event. A follow-up of a thread
- * not known writes nothing. The thread and the event are written only when every key was new.
+ * thread (created, or its reply addressing refreshed: either way locked until the caller
+ * commits), then the event. A follow-up of a thread not known writes nothing. The thread and the
+ * event are written only when every key was new.
+ *
+ * With `claim`, an event whose thread this statement created is written held by `claim.workerId`
+ * (at most `claim.max` of them): a new thread has no other event, and no one else sees it before
+ * the commit, so it is claimed without the lock-then-claim of `claimEvent`. Every other event
+ * written is returned as waiting, its thread row locked here, for `claimNext` or a job.
  */
 export async function acceptEvents(
   trx: Executor,
   deployment: { id: string; company_id: string; channel: ChannelName },
   events: readonly InboundEvent[],
+  claim?: { workerId: number; max: number },
 ): Promise<AcceptedEvents> {
-  const ids: string[] = [];
-  let dropped = 0;
+  const accepted: AcceptedEvents = { claimed: [], waiting: [], dropped: 0 };
   for (const event of events) {
+    const claimFor = claim && accepted.claimed.length < claim.max ? claim.workerId : null;
     const replyTo = JSON.stringify(event.replyTo);
-    const { rows } = await sql<{ id: string }>`
+    const { rows } = await sql<AcceptedRow>`
       with known as (
         select ${!event.followUpOnly}::boolean or exists (
           select 1 from channel_threads
@@ -87,17 +103,95 @@ export async function acceptEvents(
           ${deployment.channel}::text, ${replyTo}::jsonb
         where (select ok from fresh)
         on conflict (deployment_id, thread_key) do update set reply_to = excluded.reply_to, updated_at = now()
-        returning deployment_id, thread_key, company_id
+        returning deployment_id, thread_key, company_id, channel, conversation_id, reply_to,
+          (xmax = 0) and ${claimFor}::integer is not null as claimed
+      ),
+      event as (
+        insert into channel_events (deployment_id, thread_key, company_id, kind, input, worker_id, attempts)
+        select deployment_id, thread_key, company_id, ${event.kind}::text, ${JSON.stringify(event.input)}::jsonb,
+          case when claimed then ${claimFor}::integer end, case when claimed then 1 else 0 end
+        from thread
+        returning id, deployment_id, thread_key, company_id, kind, input, state, attempts, worker_id, answer
       )
-      insert into channel_events (deployment_id, thread_key, company_id, kind, input)
-      select deployment_id, thread_key, company_id, ${event.kind}::text, ${JSON.stringify(event.input)}::jsonb
-      from thread
-      returning id
+      select event.*, thread.claimed, thread.channel, thread.conversation_id, thread.reply_to from event, thread
     `.execute(trx);
-    if (rows[0]) ids.push(rows[0].id);
-    else dropped++;
+    const row = rows[0];
+    if (!row) {
+      accepted.dropped++;
+      continue;
+    }
+    const { claimed, channel, conversation_id, reply_to, ...stored } = row;
+    const thread: ThreadRow = {
+      deployment_id: row.deployment_id,
+      thread_key: row.thread_key,
+      company_id: row.company_id,
+      channel,
+      conversation_id,
+      reply_to,
+    };
+    if (claimed) accepted.claimed.push({ ...stored, thread });
+    else accepted.waiting.push({ id: row.id, thread });
   }
-  return { ids, dropped };
+  return accepted;
+}
+
+/**
+ * An event that starts a thread not seen yet, written in one statement outside any transaction
+ * and held by `workerId`: the thread first (`on conflict do nothing`), then the keys and the event
+ * only if it was created here — a thread no one has seen has no other event. Undefined, with
+ * nothing written, when the thread exists (or the keys were seen: a redelivery): the caller then
+ * accepts it with `acceptEvents`, which tells duplicates and follow-ups apart. (The two take the
+ * thread and the keys in opposite orders: the same message written by both at once can deadlock,
+ * and the one PostgreSQL aborts answers 500 — the vendor's retry is then a duplicate.)
+ */
+export async function acceptThreadStart(
+  db: Executor,
+  deployment: { id: string; company_id: string; channel: ChannelName },
+  event: InboundEvent,
+  workerId: number,
+): Promise<EventRow | undefined> {
+  const { rows } = await sql<AcceptedRow>`
+    with thread as (
+      insert into channel_threads (deployment_id, thread_key, company_id, channel, reply_to)
+      select ${deployment.id}::uuid, ${event.threadKey}::text, ${deployment.company_id}::uuid,
+        ${deployment.channel}::text, ${JSON.stringify(event.replyTo)}::jsonb
+      where not exists (
+        select 1 from channel_event_keys
+        where deployment_id = ${deployment.id}::uuid and key = any(${event.keys}::text[])
+      )
+      on conflict (deployment_id, thread_key) do nothing
+      returning deployment_id, thread_key, company_id, channel, conversation_id, reply_to
+    ),
+    inserted as (
+      insert into channel_event_keys (deployment_id, key)
+      select ${deployment.id}::uuid, key from unnest(${event.keys}::text[]) as key where exists (select 1 from thread)
+      on conflict do nothing
+      returning key
+    ),
+    event as (
+      insert into channel_events (deployment_id, thread_key, company_id, kind, input, worker_id, attempts)
+      select deployment_id, thread_key, company_id, ${event.kind}::text, ${JSON.stringify(event.input)}::jsonb,
+        ${workerId}::integer, 1
+      from thread
+      where (select count(*) from inserted) = ${event.keys.length}
+      returning id, deployment_id, thread_key, company_id, kind, input, state, attempts, worker_id, answer
+    )
+    select event.*, true as claimed, thread.channel, thread.conversation_id, thread.reply_to from event, thread
+  `.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  const { claimed: _claimed, channel, conversation_id, reply_to, ...stored } = row;
+  return {
+    ...stored,
+    thread: {
+      deployment_id: row.deployment_id,
+      thread_key: row.thread_key,
+      company_id: row.company_id,
+      channel,
+      conversation_id,
+      reply_to,
+    },
+  };
 }
 
 const EVENT_COLUMNS = [

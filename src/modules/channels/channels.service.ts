@@ -1,9 +1,9 @@
 /**
  * The channels' inbound side (DESIGN §12): a vendor's request for a deployment is verified by the
  * vendor's own scheme before anything else is read, then acknowledged at once — its customer
- * messages written (deduplicated by the vendor's ids) with their answering jobs in one
- * transaction, and started on this instance when it runs workers. The answer comes from the job
- * (channels.answer.ts), never from the request.
+ * messages written (deduplicated by the vendor's ids) in one transaction with who answers them:
+ * this instance's worker when it runs workers and has room (claimed in that transaction), else
+ * their jobs. The answer comes from the answering task (channels.answer.ts), never from the request.
  *
  * Refusals: an unknown deployment, or one of another channel → 404; a bad signature, a stale
  * timestamp, a wrong token → 401 with nothing written (a burst of them on one deployment → one
@@ -18,7 +18,15 @@ import type { ChannelVendors, TeamsChannelConfig } from '../../ports/channels.js
 import type { ChannelDeployment } from '../deployments/index.js';
 import { ANSWER_JOB, createAnswerer, type AnswerDeps } from './channels.answer.js';
 import { allowedHosts, createDelivery } from './channels.delivery.js';
-import { parseJson, peekActivity, readSlack, readTeams, readWhatsapp, type Inbound } from './channels.inbound.js';
+import {
+  parseJson,
+  peekActivity,
+  readSlack,
+  readTeams,
+  readWhatsapp,
+  type Inbound,
+  type InboundEvent,
+} from './channels.inbound.js';
 import * as repo from './channels.repo.js';
 import { createTargets, type ChannelTarget, type TargetSources } from './channels.targets.js';
 import type { ChannelName } from './channels.tables.js';
@@ -28,6 +36,8 @@ import { sameSecret, serviceHostAllowed, verifyMetaSignature, verifySlackSignatu
 export const REFUSAL_BURST = 5;
 const BURST_WINDOW_MS = 60_000;
 const SECURITY_NOTICE_SECONDS = 15 * 60;
+/** Default of `inProcessLimit`: events held and answered at once outside the queue's loops. */
+export const IN_PROCESS_LIMIT = 16;
 
 export interface ChannelNotifier {
   notify(
@@ -56,6 +66,8 @@ export interface ChannelsDeps extends Omit<AnswerDeps, 'delivery' | 'notice' | '
   notifications: ChannelNotifier;
   /** Unix seconds (Slack's timestamp window). */
   now?: () => number;
+  /** Events answered at once on the accepting instance, at most (beyond: the queue's workers). */
+  inProcessLimit?: number;
 }
 
 export interface ChannelReply {
@@ -72,6 +84,9 @@ export function createChannelsService(deps: ChannelsDeps) {
   const now = deps.now ?? (() => Date.now() / 1000);
   const delivery = createDelivery(deps.vendors);
   const refusals = new Map<string, { count: number; since: number }>();
+  const inProcessLimit = deps.inProcessLimit ?? IN_PROCESS_LIMIT;
+  /** Events this instance holds and works outside the queue's task loops. */
+  let running = 0;
 
   async function notice(deploymentId: string, kind: string, level: 'info' | 'warning' | 'error', message: string) {
     if (await repo.takeNotice(db, deploymentId, kind, 60))
@@ -136,27 +151,67 @@ export function createChannelsService(deps: ChannelsDeps) {
     }
     if (inbound.kind === 'ignored') return OK;
     const channel = deployment.channel as ChannelName;
-    const accepted = await db.transaction().execute(async (trx) => {
-      const result = await repo.acceptEvents(
-        trx,
-        { id: deployment.id, company_id: deployment.company_id, channel },
-        inbound.events,
-      );
-      for (const id of result.ids) await deps.queue.send(trx, ANSWER_JOB, { eventId: id });
-      return result;
-    });
-    for (const id of accepted.ids) start(id);
+    // Slots of this instance's answering capacity, taken before the write (given back if unused).
+    const workerId = deps.queue.workerId();
+    const slots = workerId === null ? 0 : Math.min(inbound.events.length, Math.max(0, inProcessLimit - running));
+    running += slots;
+    let claimed: repo.EventRow[] = [];
+    try {
+      claimed = await write({ id: deployment.id, company_id: deployment.company_id, channel }, inbound.events, slots);
+    } finally {
+      running -= slots - claimed.length;
+    }
+    for (const event of claimed) start(event);
     return OK;
   }
 
-  /** Starts an accepted event here when this instance runs workers (its job is the fallback). */
-  function start(eventId: string) {
+  /**
+   * Writes accepted events with who answers them: this instance's worker for at most `slots` of
+   * them (returned, held), else their jobs. A message starting its own thread is tried first as
+   * one statement without a transaction (a new thread's); otherwise one transaction.
+   */
+  async function write(
+    target: { id: string; company_id: string; channel: ChannelName },
+    events: readonly InboundEvent[],
+    slots: number,
+  ): Promise<repo.EventRow[]> {
     const workerId = deps.queue.workerId();
-    if (workerId === null) return;
-    void (async () => {
-      const event = await db.transaction().execute((trx) => repo.claimEvent(trx, eventId, workerId));
-      if (event) await answerer.run(event);
-    })().catch((error: unknown) => deps.log.warn({ err: error, eventId }, 'channel event could not start here'));
+    const claim = workerId !== null && slots > 0 ? { workerId, max: slots } : undefined;
+    const [first] = events;
+    if (claim && events.length === 1 && first!.startsThread && !first!.followUpOnly) {
+      const started = await repo.acceptThreadStart(db, target, first!, claim.workerId);
+      if (started) return [started];
+    }
+    return db.transaction().execute(async (trx) => {
+      const result = await repo.acceptEvents(trx, target, events, claim);
+      const held = result.claimed;
+      // An event of an existing thread: claimed under the thread lock the write took, else its job.
+      for (const waiting of result.waiting) {
+        const event =
+          claim && held.length < slots ? await repo.claimNext(trx, waiting.thread, claim.workerId) : undefined;
+        if (event) held.push(event);
+        else await deps.queue.send(trx, ANSWER_JOB, { eventId: waiting.id });
+      }
+      return held;
+    });
+  }
+
+  /**
+   * Works an event held by this instance since its acceptance committed (the claim was durable
+   * with it: if this process dies, the sweep of dead workers hands it back). Started after the
+   * acknowledgement is written; a run that fails is handed back to the queue, as a worker's would be.
+   */
+  function start(event: repo.EventRow) {
+    setImmediate(() => {
+      answerer
+        .run(event)
+        .catch(async (error: unknown) => {
+          deps.log.warn({ err: error, eventId: event.id }, 'channel event failed here');
+          await db.transaction().execute((trx) => answerer.release(trx, event));
+        })
+        .catch((error: unknown) => deps.log.error({ err: error, eventId: event.id }, 'channel event release failed'))
+        .finally(() => running--);
+    });
   }
 
   async function sendToConversation(companyId: string, conversationId: string, text: string, signal?: AbortSignal) {

@@ -1,32 +1,38 @@
-import { sql, type Insertable, type RawBuilder } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type RawBuilder } from 'kysely';
 import { prepared, type Executor } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import type { Citation, ConversationsTable } from './chat.tables.js';
 
-/** Columns named one by one (a turn sets the id and times itself; nothing else is passed through). */
-export async function insertConversation(db: Executor, values: Insertable<ConversationsTable>) {
-  return db
-    .insertInto('conversations')
-    .values({
-      id: values.id,
-      company_id: values.company_id,
-      agent_id: values.agent_id,
-      deployment_id: values.deployment_id,
-      chat_token_id: values.chat_token_id,
-      title: values.title,
-      status: values.status,
-      external_user_id: values.external_user_id,
-      end_user_id: values.end_user_id,
-      support_query_id: values.support_query_id,
-      workflow_id: values.workflow_id,
-      channel: values.channel,
-      region: values.region,
-      last_message_at: values.last_message_at,
-      closed_at: values.closed_at,
-      created_at: values.created_at,
-      updated_at: values.updated_at,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+export type NewConversation = Insertable<ConversationsTable>;
+
+/**
+ * The insert of a new conversation, columns named one by one (a turn sets the id and times
+ * itself; nothing else is passed through); also the first part of the turn journal's statement.
+ */
+export function conversationInsert(qc: QueryCreator<Database>, values: NewConversation) {
+  return qc.insertInto('conversations').values({
+    id: values.id,
+    company_id: values.company_id,
+    agent_id: values.agent_id,
+    deployment_id: values.deployment_id,
+    chat_token_id: values.chat_token_id,
+    title: values.title,
+    status: values.status,
+    external_user_id: values.external_user_id,
+    end_user_id: values.end_user_id,
+    support_query_id: values.support_query_id,
+    workflow_id: values.workflow_id,
+    channel: values.channel,
+    region: values.region,
+    last_message_at: values.last_message_at,
+    closed_at: values.closed_at,
+    created_at: values.created_at,
+    updated_at: values.updated_at,
+  });
+}
+
+export async function insertConversation(db: Executor, values: NewConversation) {
+  return conversationInsert(db, values).returningAll().executeTakeFirstOrThrow();
 }
 
 export type ConversationRow = Awaited<ReturnType<typeof insertConversation>>;

@@ -227,6 +227,10 @@ export function createChatRuntime(deps: RuntimeDeps) {
     return deps.tools ? deps.tools.forAgent(input.companyId, input.agent) : [];
   }
 
+  /** An agent whose provider is no longer configured falls back to the built-in responder. */
+  const usesModel = (input: TurnInput) =>
+    input.agent.model !== BUILTIN_KB_MODEL && deps.llm.checkModel(input.agent.model) === null;
+
   /** builtin:kb acting by rule: the order lookup, or the escalation's ticket, team message and e-mail. */
   async function builtinActs(
     input: TurnInput,
@@ -441,6 +445,8 @@ export function createChatRuntime(deps: RuntimeDeps) {
   return {
     /** The knowledge passages for a question (started early by the caller to overlap other work). */
     retrieve,
+    /** The tools a model turn of the agent may call (none for the built-in responder): `respond`'s `tooling`. */
+    tools: (input: TurnInput): Promise<AgentTool[]> => (usesModel(input) ? toolsOf(input) : Promise.resolve([])),
 
     /**
      * Answers one user message; throws AppError 502 when the provider fails. `retrieval` is a
@@ -452,12 +458,12 @@ export function createChatRuntime(deps: RuntimeDeps) {
       onText: (delta: string) => void = () => undefined,
       retrieval?: Promise<KbPassage[]>,
       onAction: (action: ToolAction) => void = () => undefined,
+      tooling?: Promise<AgentTool[]>,
     ): Promise<TurnOutcome> {
-      // An agent whose provider is no longer configured falls back to the built-in responder.
-      const useModel = input.agent.model !== BUILTIN_KB_MODEL && deps.llm.checkModel(input.agent.model) === null;
+      const useModel = usesModel(input);
       const [passages, tools] = await Promise.all([
         retrieval ?? retrieve(input.companyId, input.query, input.agent.collection_ids, signal),
-        useModel ? toolsOf(input) : Promise.resolve([]),
+        useModel ? (tooling ?? toolsOf(input)) : Promise.resolve([]),
       ]);
       return useModel
         ? model(input, passages, tools, signal, onText, onAction)

@@ -168,22 +168,30 @@ export function createTurnJournal(deps: TurnJournalDeps) {
   return {
     owner,
 
-    /** Writes the turn before it starts (its conversation row already written). */
-    async begin(turn: PendingTurn): Promise<void> {
+    /**
+     * Writes the turn before it starts: its conversation row already written, or `conversation`, a
+     * new one written with it in the same statement (one round trip, one commit).
+     */
+    async begin(turn: PendingTurn, conversation?: repo.NewConversation): Promise<void> {
       // A process that has not beaten yet (not started) would read as dead to a sweeper.
       beating ??= beat().catch((error: Error) => deps.log.warn({ error: error.message }, 'chat turn heartbeat failed'));
       await beating;
-      await db
-        .insertInto('chat_pending_turns')
-        .values({
-          id: turn.id,
-          company_id: turn.companyId,
-          conversation_id: turn.conversationId,
-          agent_id: turn.agentId,
-          deployment_id: turn.deploymentId,
-          query: turn.query,
-          owner,
-        })
+      const row = {
+        id: turn.id,
+        company_id: turn.companyId,
+        conversation_id: turn.conversationId,
+        agent_id: turn.agentId,
+        deployment_id: turn.deploymentId,
+        query: turn.query,
+        owner,
+      };
+      const insert = conversation
+        ? db
+            .with('conversation', (qc) => repo.conversationInsert(qc, conversation).returning('id'))
+            .insertInto('chat_pending_turns')
+        : db.insertInto('chat_pending_turns');
+      await insert
+        .values(row)
         .onConflict((oc) => oc.column('id').doUpdateSet({ query: turn.query }))
         .execute();
     },

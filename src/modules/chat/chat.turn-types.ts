@@ -17,6 +17,11 @@ export interface PreparedTurn {
   conversation: repo.ConversationRow;
   /** Writes the conversation row if it is new (once; later calls wait for the same write). */
   persist(): Promise<void>;
+  /**
+   * A new conversation's row written by `write` instead (a statement that writes it with more),
+   * which `persist` then waits for; null once its write started. Absent for a stored conversation.
+   */
+  writeWith?: (write: (row: repo.NewConversation) => Promise<void>) => Promise<void> | null;
   deploymentId: string | null;
   history: LlmMessage[];
   query: string;

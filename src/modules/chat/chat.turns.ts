@@ -154,7 +154,10 @@ export function createTurns(deps: TurnsDeps) {
     const { message_count: _count, handler: _handler, ...values } = conversation;
     let written: Promise<void> | null = null;
     const persist = () => (written ??= repo.insertConversation(db, values).then(() => undefined));
-    return { conversation, history, persist };
+    // The row written by the caller's own statement (the turn journal's), unless a write started.
+    const writeWith = (write: (row: repo.NewConversation) => Promise<void>) =>
+      written ? null : (written = write(values));
+    return { conversation, history, persist, writeWith };
   }
 
   /** A stored conversation to continue: the token's, this agent's, still open; with its history. */
@@ -179,7 +182,7 @@ export function createTurns(deps: TurnsDeps) {
       conversation.id,
       deps.historyLimit,
     )) as LlmMessage[];
-    return { conversation, history, persist: () => Promise.resolve() };
+    return { conversation, history, persist: () => Promise.resolve(), writeWith: undefined };
   }
 
   /**
@@ -282,14 +285,17 @@ export function createTurns(deps: TurnsDeps) {
         if (live.status === 'rejected') throw live.reason;
         if (existing.status === 'rejected') throw existing.reason;
         const deploymentId = live.value?.deploymentId ?? null;
-        const { conversation, history, persist } =
+        const { conversation, history, persist, writeWith } =
           existing.value ?? newConversation(caller, form, agent, key, deploymentId, query, workflowId);
+        const persisting = workflows?.withHandoff(caller, routed, conversation.id, persist) ?? persist;
         return {
           id: randomUUID(),
           caller,
           agent,
           conversation,
-          persist: workflows?.withHandoff(caller, routed, conversation.id, persist) ?? persist,
+          persist: persisting,
+          // A workflow's hand-off is written after the row: the row is then written on its own.
+          writeWith: persisting === persist ? writeWith : undefined,
           deploymentId,
           history,
           query,
@@ -307,11 +313,16 @@ export function createTurns(deps: TurnsDeps) {
       }
     },
 
-    /** Answers the prepared turn, sending events through `emit` (streaming) as they happen. */
+    /**
+     * Answers the prepared turn, sending events through `emit` (streaming) as they happen. `keep`
+     * writes what the caller keeps of an answer that finished (a channel's answer before it is
+     * sent) at the same time as the turn's records, not after them; the turn fails if it fails.
+     */
     async run(
       turn: PreparedTurn,
       clientSignal: AbortSignal,
       send: (event: Omit<StreamEvent, 'conversation_id'>) => void = () => undefined,
+      keep?: (answer: Pick<TurnOutcome, 'text' | 'citations'>) => Promise<void>,
     ): Promise<TurnResult> {
       // The first output of the turn starts writing a new conversation's row (saveTurn waits for it).
       let producing = false;
@@ -340,28 +351,39 @@ export function createTurns(deps: TurnsDeps) {
           const held = await holdForPerson(turn, emit);
           if (held) return held;
         }
+        const input = {
+          companyId: turn.caller.companyId,
+          agent: turn.agent,
+          query: turn.query,
+          history: turn.history,
+          options: turn.options,
+        };
+        // The agent's tools are read while the question is written.
+        const tools = deps.runtime.tools(input);
+        tools.catch(() => undefined);
         // The question is durable before the model, a tool or a voice step starts.
         if (deps.journal) {
-          await turn.persist();
-          await deps.journal.begin({
+          const journal = deps.journal;
+          const pending = {
             id: turn.id,
             companyId: turn.caller.companyId,
             conversationId,
             agentId: turn.agent.id,
             deploymentId: turn.deploymentId,
             query: turn.query,
-          });
+          };
+          // A new conversation's row and the journal's in one statement, else the row first.
+          const together = turn.writeWith?.((row) => journal.begin(pending, row));
+          if (together) await together;
+          else {
+            await turn.persist();
+            await journal.begin(pending);
+          }
           journaled = true;
         }
         if (turn.handoff) emit(handoffChunk(turn.handoff));
         outcome = await deps.runtime.respond(
-          {
-            companyId: turn.caller.companyId,
-            agent: turn.agent,
-            query: turn.query,
-            history: turn.history,
-            options: turn.options,
-          },
+          input,
           signal,
           (delta) => {
             text += delta;
@@ -372,6 +394,7 @@ export function createTurns(deps: TurnsDeps) {
             actions.push(action);
             emit(toolChunk(action));
           },
+          tools,
         );
         // The model stops quietly when its signal aborts; past the time limit that is a failure.
         if (signal.aborted && !clientSignal.aborted)
@@ -406,12 +429,16 @@ export function createTurns(deps: TurnsDeps) {
           ? outcome
           : { text, citations: [], resolved: false, escalated: false, retrieved: 0, model: turn.agent.model, actions };
       let messageId: string | null = null;
+      const kept = keep && finish === 'stop' && outcome && turn.query ? keep(outcome) : undefined;
       try {
         messageId = turn.query ? await saveTurn(turn, final, finish, elapsed) : null;
       } finally {
-        // Written (or refused): out of the journal. A row left by a failed delete is swept later.
-        if (journaled) await deps.journal!.end(turn.id).catch(() => undefined);
+        await kept?.catch(() => undefined);
+        // Written (or refused): out of the journal, behind the answer rather than before it. A row
+        // left by a failed delete is only removed by the sweep (the turn's answer is found written).
+        if (journaled) void deps.journal!.end(turn.id).catch(() => undefined);
       }
+      await kept;
       const failed = actions.filter((action) => action.status === 'failed');
       if (turn.deploymentId && deps.deployments && failed.length) {
         for (const action of failed)

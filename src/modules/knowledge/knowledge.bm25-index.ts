@@ -120,7 +120,7 @@ interface Cursor {
 }
 
 /** Hex of a uuid as four unsigned 32-bit words (their order is the uuid's order). */
-function uuidWords(id: string, into: Uint32Array, at: number) {
+export function uuidWords(id: string, into: Uint32Array, at: number) {
   const hex = id.replace(/-/g, '');
   for (let w = 0; w < 4; w++) into[at + w] = parseInt(hex.slice(w * 8, w * 8 + 8), 16) >>> 0;
 }
@@ -128,7 +128,7 @@ function uuidWords(id: string, into: Uint32Array, at: number) {
 /** Two hex digits of each byte (a hit's id is written per byte: a fifth of the time of toString and padStart). */
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
-function uuidText(words: Uint32Array, at: number): string {
+export function uuidText(words: Uint32Array, at: number): string {
   const hex = (word: number) =>
     HEX[word >>> 24]! + HEX[(word >>> 16) & 255]! + HEX[(word >>> 8) & 255]! + HEX[word & 255]!;
   const a = words[at]!;

@@ -8,11 +8,14 @@
  * added on one instance is found on the others within the notification's lag. A failed build or
  * update drops the index (searches go back to SQL) and builds it again a little later. Indexes
  * are used only while the notification listener is connected; the least recently searched go
- * first when the bytes held would pass the budget.
+ * first when the bytes held would pass the budget. Each index comes with the company's title
+ * index (knowledge.title-index.ts, the docstore lane's titles), built from the same snapshot and
+ * kept current by the same changes (a document's title is read again whenever its chunks change).
  */
 import type { Db } from '../../db/database.js';
 import { Bm25Index } from './knowledge.bm25-index.js';
 import * as indexRepo from './knowledge.index.repo.js';
+import { createTrigramReader, TitleIndex } from './knowledge.title-index.js';
 import type { LaneFilters, LaneHit } from './knowledge.search.types.js';
 
 export interface Bm25LanesOptions {
@@ -34,6 +37,8 @@ export interface Bm25LanesOptions {
 
 interface Held {
   index: Bm25Index | null;
+  /** The titles of the same snapshot and changes (set with `index`). */
+  titles: TitleIndex | null;
   building: boolean;
   /** A refresh is running; `dirty`: a change came in since it read the log. */
   refreshing: boolean;
@@ -45,20 +50,25 @@ interface Held {
   prunedAt: number;
 }
 
-/** Estimated bytes of an index of this corpus (chunks' fields, ~1 posting per 1.4 tokens). */
+/**
+ * Estimated bytes of an index of this corpus (chunks' fields, ~1 posting per 1.4 tokens) and of
+ * its titles (~170 bytes of trigram postings and ids per chunk on SciFact).
+ */
 export function estimatedBytes(corpus: { chunk_count: number; token_total: number }): number {
-  return corpus.chunk_count * 90 + corpus.token_total * 5;
+  return corpus.chunk_count * 260 + corpus.token_total * 5;
 }
 
 export function createBm25Lanes(options: Bm25LanesOptions) {
   const { db, minChunks, maxChunks, budgetBytes, isEnabled, log } = options;
   const retryDelayMs = options.retryDelayMs ?? 1000;
   const held = new Map<string, Held>();
+  const queryTrigrams = createTrigramReader((pieces) => indexRepo.textTrigrams(db, pieces));
   let closed = false;
 
   const heldBytes = (except?: Held) => {
     let total = 0;
-    for (const entry of held.values()) if (entry !== except) total += entry.index?.bytes ?? 0;
+    for (const entry of held.values())
+      if (entry !== except) total += (entry.index?.bytes ?? 0) + (entry.titles?.bytes ?? 0);
     return total;
   };
 
@@ -94,10 +104,18 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
       if (!fits(corpus)) {
         entry.skipped = true;
         entry.index = null;
+        entry.titles = null;
         return;
       }
       let index: Bm25Index | null = null;
+      const titles = new TitleIndex();
       let sliceStart = performance.now();
+      const slice = async () => {
+        if (performance.now() - sliceStart > 5) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+      };
       await indexRepo.readAllChunks(
         db,
         companyId,
@@ -108,11 +126,19 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
           if (!index || closed) return;
           for (let i = 0; i < rows.length; i++) {
             index.add(rows[i]!);
-            if ((i & 63) === 63 && performance.now() - sliceStart > 5) {
-              await new Promise((resolve) => setImmediate(resolve));
-              sliceStart = performance.now();
-            }
+            if ((i & 63) === 63) await slice();
           }
+        },
+        {
+          asciiReadHere: await queryTrigrams.asciiReadHere(),
+          onPage: async (rows) => {
+            await options.beforePage?.();
+            if (!index || closed) return;
+            for (let i = 0; i < rows.length; i += 256) {
+              titles.add(rows.slice(i, i + 256));
+              await slice();
+            }
+          },
         },
       );
       if (held.get(companyId) !== entry || closed) return;
@@ -121,7 +147,9 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
         return;
       }
       (index as Bm25Index).trim();
+      titles.trim();
       entry.index = index;
+      entry.titles = titles;
       evict(entry);
     } catch (error) {
       // An index being replaced (compaction) stays: it is kept current by the log all along.
@@ -149,12 +177,19 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
         const index: Bm25Index | null = entry.index;
         if (!index || closed) return;
         const maxIds = Math.max(10_000, Math.floor(index.size / 4));
-        const changes = await indexRepo.changesSince(db, companyId, index.version, maxIds);
+        const changes = await indexRepo.changesSince(
+          db,
+          companyId,
+          index.version,
+          maxIds,
+          await queryTrigrams.asciiReadHere(),
+        );
         if (entry.index !== index) return;
         if (changes.kind === 'current') continue;
         if (changes.kind === 'rebuild') {
           // The log no longer reaches back to this index: a new one, searches in SQL meanwhile.
           entry.index = null;
+          entry.titles = null;
           schedule(companyId, entry, 0);
           return;
         }
@@ -165,8 +200,10 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
         index.remove(slots, counts);
         for (const row of changes.rows) index.add(row);
         index.corpus = changes.corpus;
+        const titles = entry.titles!;
+        titles.replace(changes.titles);
         // Many dead slots: a fresh index replaces this one once built (this one serves meanwhile).
-        if (index.deadSlots > index.size / 4) schedule(companyId, entry, 0);
+        if (index.deadSlots > index.size / 4 || titles.deadSlots > titles.size / 4) schedule(companyId, entry, 0);
         if (Date.now() - entry.prunedAt > 60_000) {
           entry.prunedAt = Date.now();
           await indexRepo.pruneChanges(db, companyId, 600);
@@ -175,6 +212,7 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
     } catch (error) {
       log.warn({ err: error, companyId }, 'updating the in-memory BM25 index failed; rebuilding it');
       entry.index = null;
+      entry.titles = null;
       schedule(companyId, entry, retryDelayMs);
     } finally {
       entry.refreshing = false;
@@ -210,6 +248,7 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
       if (!entry) {
         entry = {
           index: null,
+          titles: null,
           building: false,
           refreshing: false,
           dirty: false,
@@ -228,6 +267,25 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
       return entry.index.search(lexemes, filters, depth);
     },
 
+    /**
+     * The documents whose titles reach the docstore lane's similarity with `query`, from the
+     * company's title index (held with its BM25 index), or null when SQL must find them.
+     */
+    async titleMatches(companyId: string, query: string): Promise<string[] | null> {
+      if (closed || !isEnabled() || !held.get(companyId)?.titles) return null;
+      let trigrams: string[];
+      try {
+        trigrams = await queryTrigrams(query);
+      } catch (error) {
+        log.warn({ err: error, companyId }, 'reading the trigrams of a query failed; its titles are scanned in SQL');
+        return null;
+      }
+      // Read after the round trip: the titles held now.
+      const entry = held.get(companyId);
+      if (!entry?.index || !entry.titles || closed || !isEnabled()) return null;
+      return entry.titles.matches(trigrams);
+    },
+
     /** Whether the company's searches are answered from memory now, and at which version. */
     heldVersion(companyId: string): number | null {
       if (!isEnabled()) return null;
@@ -238,7 +296,11 @@ export function createBm25Lanes(options: Bm25LanesOptions) {
     stats(): { companyId: string; chunks: number; bytes: number }[] {
       return [...held]
         .filter(([, entry]) => entry.index)
-        .map(([companyId, entry]) => ({ companyId, chunks: entry.index!.size, bytes: entry.index!.bytes }));
+        .map(([companyId, entry]) => ({
+          companyId,
+          chunks: entry.index!.size,
+          bytes: entry.index!.bytes + (entry.titles?.bytes ?? 0),
+        }));
     },
 
     close() {

@@ -8,7 +8,13 @@ import type { MemoryLanes } from './knowledge.memory-lanes.js';
 import type { Bm25Lanes } from './knowledge.bm25-lanes.js';
 import type { Lexicon } from './knowledge.lexicon.js';
 import * as searchRepo from './knowledge.search.repo.js';
-import type { ChunkDetails, LaneFilters, LaneHit, TextLanes } from './knowledge.search.types.js';
+import {
+  DOCSTORE,
+  type ChunkDetails,
+  type LaneFilters,
+  type LaneHit,
+  type TextLanes,
+} from './knowledge.search.types.js';
 import { detectLanguage, jaccard, shingles, textSearchConfig } from './knowledge.text.js';
 import { EXPANSION_WEIGHT, expandQuery } from './knowledge.expansion.js';
 import type { VectorIndexes } from './knowledge.vector-index.js';
@@ -142,9 +148,10 @@ export function createRetrieval(deps: {
     expansion: string,
   ): Promise<(TextLanes & { asked: string[] }) | null> {
     if (!bm25 || bm25.heldVersion(companyId) === null || memory?.isHeld(companyId)) return null;
-    const [own, added] = await Promise.all([
+    const [own, added, titles] = await Promise.all([
       lexemesOf(input.query, input.configs),
       expansion ? lexemesOf(expansion, input.configs) : null,
+      titleIds(input),
     ]);
     const ownHits = bm25.search(companyId, own, input.filters, input.depth);
     const addedHits = added ? bm25.search(companyId, added, input.filters, input.depth) : null;
@@ -155,7 +162,7 @@ export function createRetrieval(deps: {
       const details = await searchRepo.chunkDetails(db, companyId, asked);
       return { fulltext, docstore: null, details, asked };
     }
-    const docstore = await searchRepo.docstoreWithDetails(db, { ...input, fulltext: null }, asked);
+    const docstore = await searchRepo.docstoreWithDetails(db, { ...input, fulltext: null, titleIds: titles }, asked);
     return { fulltext, docstore: docstore.hits, details: docstore.details, asked };
   }
 
@@ -165,11 +172,21 @@ export function createRetrieval(deps: {
    * is held).
    */
   async function textLanes(input: searchRepo.TextLanesInput): Promise<TextLanes> {
-    if (input.fulltext === 'ts_rank_cd') return searchRepo.textLanes(db, input);
+    if (input.fulltext === 'ts_rank_cd') return searchRepo.textLanes(db, { ...input, titleIds: await titleIds(input) });
     const held = memory?.search(input.companyId, { ...input, fulltext: input.fulltext === 'bm25' });
     if (held) return held;
     if (input.fulltext === 'bm25') bm25?.search(input.companyId, [], input.filters, 0);
-    return searchRepo.textLanes(db, input);
+    return searchRepo.textLanes(db, { ...input, titleIds: await titleIds(input) });
+  }
+
+  /**
+   * The documents titled near the query, from the title index held with a large company's BM25
+   * index (null: the docstore statement scans the titles itself).
+   */
+  async function titleIds(input: searchRepo.TextLanesInput): Promise<string[] | null> {
+    if (!bm25 || !input.docstore || input.query.length > DOCSTORE.maxTitleQueryLength) return null;
+    if (memory?.isHeld(input.companyId)) return null;
+    return bm25.titleMatches(input.companyId, input.query);
   }
 
   /** The text lanes, with the full-text lane's expansion pass added in. */

@@ -74,6 +74,11 @@ export interface TextLanesInput {
   docstore: boolean;
   /** Hits ranked this high in a lane come back with their chunk's details. */
   detailRank: number;
+  /**
+   * The documents whose titles reach the docstore lane's similarity, found in memory
+   * (knowledge.title-index.ts): read and checked by id instead of the title scan.
+   */
+  titleIds?: readonly string[] | null;
 }
 
 /**
@@ -143,6 +148,14 @@ function docstoreLane(input: TextLanesInput) {
   );
   // A literal, not a parameter: the prepared statement of a long query must not plan a title scan.
   const titled = query.length <= DOCSTORE.maxTitleQueryLength;
+  // Titles found in memory are checked again by id against the current rows: PostgreSQL's own
+  // similarity of the current title against the threshold `%` applies (the session's
+  // pg_trgm.similarity_threshold, SEARCH_SESSION_SETTINGS), written so that no plan scans the
+  // trigram index for it. Otherwise `%` and the trigram index.
+  const similar = input.titleIds
+    ? sql`d.id = any(${input.titleIds}::uuid[]) and d.company_id = ${companyId} and d.status = 'completed'
+          and similarity(d.title, ${query})::float8 >= ${sql.lit(DOCSTORE.minTitleSimilarity)}::float8`
+    : sql`d.company_id = ${companyId} and d.status = 'completed' and d.title % ${query}`;
   // The phrase query is computed once (a prepared statement's generic plan would call the
   // function for every row it filters).
   return sql`
@@ -155,7 +168,7 @@ function docstoreLane(input: TextLanesInput) {
       limit ${depth}
     ), title as (
       select d.id, similarity(d.title, ${query})::float8 as score from kb_documents d
-      where ${sql.lit(titled)} and d.company_id = ${companyId} and d.status = 'completed' and d.title % ${query} and ${where}
+      where ${sql.lit(titled)} and ${similar} and ${where}
     ), candidates as (
       select id, sum(score) as score from (select * from phrase union all select * from title) x
       group by id order by score desc limit ${depth}

@@ -63,7 +63,10 @@ export interface SpokenAudio {
   contentType: string;
   /** The audio, the first chunk already synthesised (so a refusal is an error status, not a cut stream). */
   body: AsyncIterable<Buffer>;
-  /** The whole file, when it was made complete (WAV, or `complete` asked) as one; `body` yields it too. */
+  /**
+   * The whole file, when it was made complete (WAV, or `complete` asked) as one, or was at hand
+   * whole (a cached synthesis: sent in one write with its length); `body` yields it too.
+   */
   bytes?: Buffer;
   /** `body` yields complete files, one per chunk (`firstPart` honoured). */
   files?: boolean;
@@ -277,8 +280,12 @@ export function createVoiceSpeechService(deps: VoiceSpeechDeps) {
         offlineVoice: request.voice.offlineVoice,
       });
       const hit = cache.get(scope.companyId, key);
+      if (hit && !complete)
+        return { contentType, body: replay(hit), bytes: hit.length === 1 ? hit[0] : Buffer.concat(hit) };
       if (hit) return answer(replay(hit));
-      const keep = (parts: Buffer[]) => cache.set(scope.companyId, key, parts);
+      // A stream is kept as one buffer (its parts were only the pace of the synthesis); complete
+      // files keep their parts (each a file of its own when `files`).
+      const keep = (parts: Buffer[]) => cache.set(scope.companyId, key, complete ? parts : [Buffer.concat(parts)]);
       const source = caching(engine.synthesize(request, signal), keep, cache.maxEntryBytes, signal);
       return answer(await started(source, voiceId));
     },
