@@ -30,6 +30,7 @@ describe('LLM_PROVIDERS and CHAT_* configuration', () => {
     ['[{"name":"x","type":"gemini"}]', /type must be one of openai, anthropic, openai-compatible/],
     ['[{"name":"x","type":"openai-compatible"}]', /needs base_url/],
     ['[{"name":"x","type":"openai","base_url":"ftp://h"}]', /base_url must be an http/],
+    ['[{"name":"x","type":"openai","base_url":"https://h/v1?key=1"}]', /without a query or fragment/],
     ['[{"name":"x","type":"openai","models":"gpt"}]', /models must be an array/],
     ['[{"name":"x","type":"openai"},{"name":"x","type":"anthropic"}]', /duplicate name "x"/],
   ])('refuses LLM_PROVIDERS=%s', (value, message) => {

@@ -117,8 +117,11 @@ function llmProviders(env: Env): LlmProviderConfig[] {
       throw new ConfigError('LLM_PROVIDERS', `${where}: type must be one of ${LLM_PROVIDER_TYPES.join(', ')}`);
     }
     const baseUrl = item.base_url;
-    if (baseUrl !== undefined && (typeof baseUrl !== 'string' || !/^https?:\/\//.test(baseUrl))) {
-      throw new ConfigError('LLM_PROVIDERS', `${where}: base_url must be an http(s) URL`);
+    if (
+      baseUrl !== undefined &&
+      (typeof baseUrl !== 'string' || !/^https?:\/\/[^?#]+$/.test(baseUrl) || !URL.canParse(baseUrl))
+    ) {
+      throw new ConfigError('LLM_PROVIDERS', `${where}: base_url must be an http(s) URL without a query or fragment`);
     }
     if (type === 'openai-compatible' && baseUrl === undefined) {
       throw new ConfigError('LLM_PROVIDERS', `${where}: an openai-compatible provider needs base_url`);

@@ -2,7 +2,7 @@
  * Many concurrent streamed turns on one instance: do they all complete, what does each open stream
  * cost in memory, and do other routes stay responsive while they open?
  *
- *   npx tsx bench/chat/many-streams.ts [--streams 10000] [--hold 300] [--clients 4] [--provider-tls] [--node-arg ARG]…
+ *   npx tsx bench/chat/many-streams.ts [--streams 10000] [--hold 300] [--clients 4] [--provider-tls] [--dist] [--node-arg ARG]…
  *
  * The fake OpenAI-compatible provider and the service run in processes of their own; the streams
  * are opened by `--clients` client processes (each with its own undici Agent, one connection per
@@ -10,7 +10,8 @@
  * (five tokens spread over it). Reported:
  * - completed streams (start, every chunk, end, no error) and HTTP statuses;
  * - RSS before (after a warm-up of 200 turns) and when every stream is open, from /proc, and the
- *   growth per open stream; V8 heap used from /metrics;
+ *   growth per open stream; V8 heap used from /metrics; and the lowest RSS while every stream is
+ *   still held (the burst's garbage collected: what the held streams themselves cost);
  * - `GET /healthz` latencies sampled one after another from this process while the streams open;
  * - event-loop delay p99 (the service's `monitorEventLoopDelay`, exported in /metrics and reset at
  *   each scrape) while the streams open, and while they are held open.
@@ -20,6 +21,9 @@
  * `--provider-tls`: the provider serves HTTP/2 over TLS (a self-signed certificate made by
  * openssl, trusted by the service through LLM_CA_FILE) and the service runs with LLM_HTTP2, so
  * the provider calls share a few connections (reported) and a stream costs one socket.
+ * `--dist`: the built service (`node dist/main.js`, as `npm start` runs it; built first when
+ * stale) instead of `tsx src/main.ts`, whose kept function names give every closure made per
+ * turn a property store of its own (≈ 2–3 KiB more heap per open stream).
  */
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -46,6 +50,7 @@ const { values } = parseArgs({
     'node-arg': { type: 'string', multiple: true, default: [] },
     client: { type: 'boolean', default: false },
     'provider-tls': { type: 'boolean', default: false },
+    dist: { type: 'boolean', default: false },
   },
 });
 
@@ -193,7 +198,7 @@ async function main() {
       ...fakeProviderEnv(fake.url),
       ...(certificate ? { LLM_HTTP2: 'true', LLM_CA_FILE: certificate.certFile } : {}),
     },
-    { nodeArgs: values['node-arg'], stdio: ['ignore', 'inherit', 'inherit'] },
+    { nodeArgs: values['node-arg'], stdio: ['ignore', 'inherit', 'inherit'], dist: values.dist },
   );
   const pid = server.process.pid!;
   const probe = new Agent({ connections: 2, keepAliveTimeout: 600_000 });
@@ -230,6 +235,8 @@ async function main() {
       return {
         eldP99: read('nodejs_eventloop_lag_p99_seconds') * 1000,
         heap: read('nodejs_heap_size_used_bytes') / 2 ** 20,
+        heapTotal: read('nodejs_heap_size_total_bytes') / 2 ** 20,
+        external: read('nodejs_external_memory_bytes') / 2 ** 20,
       };
     };
 
@@ -281,13 +288,27 @@ async function main() {
     const atOpen = { rss: rssOf(pid), ...(await metrics()) };
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const held = { rss: rssOf(pid), ...(await metrics()) };
+    // While every stream is still held: the lowest RSS, once the garbage of the burst is collected
+    // (V8 lets the heap grow by a factor of the live heap before its next full collection, and its
+    // memory reducer collects when allocation stops), sampled every 2 s.
+    let settled = { rss: held.rss, heap: held.heap, heapTotal: held.heapTotal, external: held.external, at: 5 };
+    let finished = false;
+    void running.finally(() => (finished = true));
+    while (!finished && openNow >= streams) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      if (finished || openNow < streams) break;
+      const rss = rssOf(pid);
+      if (rss < settled.rss) settled = { rss, ...(await metrics()), at: (performance.now() - t0) / 1000 - openSeconds };
+    }
     const outcome = await running;
     const elapsed = (performance.now() - t0) / 1000;
     const providerConnections = (await fake.script({ tokens: ['a '] })).connections;
 
     const sorted = [...healths].sort((a, b) => a - b);
     const per = ((atOpen.rss - before.rss) * 1024) / streams;
-    console.log(`\n${streams} concurrent streams over ${clients} client processes, each held ~${holdSeconds} s`);
+    console.log(
+      `\n${streams} concurrent streams over ${clients} client processes, each held ~${holdSeconds} s; service: ${values.dist ? 'node dist/main.js' : 'tsx src/main.ts'}`,
+    );
     if (tls)
       console.log(
         `provider over HTTP/2 and TLS: ${providerConnections} connections in all, ${(providerConnections ?? 0) - (warmConnections ?? 0)} opened for the ${streams} streams`,
@@ -310,6 +331,10 @@ async function main() {
       `RSS before ${fmt(before.rss)} MiB, all open ${fmt(atOpen.rss)} MiB, held 5 s later ${fmt(held.rss)} MiB: ${fmt(per)} KiB per open stream (target < 50)`,
     );
     console.log(`V8 heap used before ${fmt(before.heap)} MiB, all open ${fmt(atOpen.heap)} MiB`);
+    if (peak >= streams)
+      console.log(
+        `RSS settled while all ${streams} held (lowest, ${fmt(settled.at)} s after all open): ${fmt(settled.rss)} MiB: ${fmt(((settled.rss - before.rss) * 1024) / streams)} KiB per held stream; then V8 heap ${fmt(settled.heap)} MiB used of ${fmt(settled.heapTotal)} MiB, external (buffers) ${fmt(settled.external)} MiB (before: ${fmt(before.heap)} of ${fmt(before.heapTotal)}, ${fmt(before.external)})`,
+      );
     console.log(
       `GET /healthz while they open (${healths.length} samples): p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(percentile(sorted, 99))} ms, max ${fmt(sorted.at(-1) ?? NaN)} ms (target p99 < 100)`,
     );

@@ -1,7 +1,8 @@
 /**
  * Noisy neighbours: does CPU-heavy work slow the routes that do not use it?
  *
- *   npx tsx bench/reliability/noisy-neighbours.ts [--seconds 5] [--tts 32] [--pages 343] [--profile dir]
+ *   npx tsx bench/reliability/noisy-neighbours.ts [--seconds 5] [--tts 32] [--pages 343]
+ *     [--tts-text same|distinct] [--profile dir]
  *
  * The service runs in its own process (offline speech engine, job workers on, a fresh database)
  * with the fake OpenAI-compatible provider in a process of its own and an agent deployed on
@@ -10,10 +11,13 @@
  * 1. Quiet: `GET /healthz` one request after another, and chat turns one after another
  *    (`POST /api/v1/chat/agent/stream`, time to the first `agent_text_chunk`).
  * 2. Loaded: the same probes while `tts` text-to-speech requests are kept in flight at once (each
- *    one that ends is sent again) and a PDF of `pages` pages is uploaded and ingested.
+ *    one that ends is sent again; from a thread of the bench's own, so that reading their audio
+ *    does not delay the probes) and a PDF of `pages` pages is uploaded and ingested.
  *
+ * Before the quiet arm the pool's threads have warmed the speech engine up (CPU_POOL_WARM_UP).
  * Prints p50/p99 of each probe in each arm, the loaded/quiet ratio, the TTS answers (200 with
- * audio, 503 refused by the CPU pool with Retry-After) and whether the ingestion finished.
+ * audio, 503 refused by the CPU pool with Retry-After), whether the ingestion finished, and the
+ * event-loop delay of the service (its /metrics, reset at each scrape) and of the bench per arm.
  * Targets: `/healthz` p99 < 50 ms and a chat turn's first token < 2× quiet while loaded.
  */
 import os from 'node:os';
@@ -38,11 +42,15 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     tts: { type: 'string', default: '32' },
     pages: { type: 'string', default: '343' },
+    // same: every TTS request the same text (after the first syntheses, the synthesis cache
+    // answers: a flood of cheap requests); distinct: a text of its own each (every one synthesised).
+    'tts-text': { type: 'string', default: 'same' },
     profile: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
 const ttsClients = Number(values.tts);
+const distinctTexts = values['tts-text'] === 'distinct';
 const pages = Number(values.pages);
 const apiKey = 'sk_bench_noisy_key_000000000001';
 const apiToken = 'ct_bench_noisy_token_0000000001';
@@ -98,18 +106,23 @@ type TtsCounts = Awaited<ReturnType<typeof ttsLoad>>;
  * The TTS load from a thread of its own: reading 32 streams of audio would otherwise hold the
  * event loop the probes are timed on (the bench's delay would be counted as the service's).
  */
-function ttsLoadThread(clients: number): { stop(): Promise<TtsCounts> } {
-  // The port is drawn at random per process: the thread is told the service's.
-  // This file again, tsx's loader registered in the thread first (a thread does not inherit it).
+async function ttsLoadThread(clients: number, distinct: boolean) {
+  // This file again, tsx's loader registered in the thread first (a thread does not inherit it);
+  // the port is drawn at random per process: the thread is told the service's.
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const bootstrap = `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); });`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: { ttsClients: clients, url: TTS_URL } });
-  const counts = new Promise<TtsCounts>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  const worker = new Worker(bootstrap, { eval: true, workerData: { ttsClients: clients, url: TTS_URL, distinct } });
+  const next = <T>() =>
+    new Promise<T>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  // Loaded (seconds of compiling under tsx) before the arm starts: the load runs the whole arm.
+  await next<'ready'>();
   return {
-    async stop() {
+    start: () => worker.postMessage('start'),
+    async stop(): Promise<TtsCounts> {
+      const counts = next<TtsCounts>();
       worker.postMessage('stop');
       const result = await counts;
       await worker.terminate();
@@ -119,15 +132,19 @@ function ttsLoadThread(clients: number): { stop(): Promise<TtsCounts> } {
 }
 
 /** Keeps `clients` TTS requests in flight until `stop`; counts the answers by kind. */
-async function ttsLoad(stop: AbortSignal, clients: number, url: string) {
+async function ttsLoad(stop: AbortSignal, clients: number, url: string, distinct: boolean) {
   const counts = { audio: 0, refused: 0, retryAfter: 0, other: 0 };
+  let sent = 0;
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (!stop.aborted) {
         const res = await fetch(url, {
           method: 'POST',
           headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-          body: JSON.stringify({ text: TTS_TEXT, output_format: 'mp3_44100_128' }),
+          body: JSON.stringify({
+            text: distinct ? `${TTS_TEXT} Your reference is ${++sent}.` : TTS_TEXT,
+            output_format: 'mp3_44100_128',
+          }),
         });
         const bytes = Buffer.from(await res.arrayBuffer());
         if (res.status === 200 && bytes.length > 0) counts.audio++;
@@ -221,7 +238,8 @@ async function main() {
 
     const arm = async (load: boolean) => {
       const stop = new AbortController();
-      const loads = load ? ttsLoadThread(ttsClients) : null;
+      const loads = load ? await ttsLoadThread(ttsClients, distinctTexts) : null;
+      loads?.start();
       let upload: Promise<{ task: string; sentAt: number; answeredMs: number }> | null = null;
       if (load) {
         const form = new FormData();
@@ -267,7 +285,9 @@ async function main() {
 
     const quiet = await arm(false);
     const loaded = await arm(true);
-    console.log(`# noisy neighbours: ${seconds} s per arm; load: ${ttsClients} TTS in flight + a ${pages}-page PDF`);
+    console.log(
+      `# noisy neighbours: ${seconds} s per arm; load: ${ttsClients} TTS in flight (${distinctTexts ? 'each its own text' : 'one text'}) + a ${pages}-page PDF`,
+    );
     console.log(line('GET /healthz', quiet.health, loaded.health));
     console.log(line('chat first token', quiet.chat, loaded.chat));
     console.log(
@@ -310,9 +330,13 @@ async function main() {
 
 if (isMainThread) await main();
 else {
-  // The TTS load's thread (ttsLoadThread): runs until told to stop, then answers its counts.
+  // The TTS load's thread (ttsLoadThread): ready, then from start to stop, then its counts.
+  const port = parentPort!;
   const stop = new AbortController();
-  parentPort!.once('message', () => stop.abort());
-  const { ttsClients: clients, url } = workerData as { ttsClients: number; url: string };
-  parentPort!.postMessage(await ttsLoad(stop.signal, clients, url));
+  const started = new Promise((resolve) => port.once('message', resolve));
+  port.postMessage('ready');
+  await started;
+  port.once('message', () => stop.abort());
+  const { ttsClients: clients, url, distinct } = workerData as { ttsClients: number; url: string; distinct: boolean };
+  port.postMessage(await ttsLoad(stop.signal, clients, url, distinct));
 }

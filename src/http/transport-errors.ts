@@ -53,7 +53,9 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
 export function requestLineTarget(packet: unknown): string | null {
   // Node hands the parser's Buffer (Fastify's type says its JSON form).
   if (!Buffer.isBuffer(packet) || packet.length === 0 || packet[0]! < 0x41 || packet[0]! > 0x5a) return null;
-  const line = packet.subarray(0, Math.min(packet.length, 8192)).toString('latin1').split('\r\n', 1)[0] ?? '';
+  // Only the line is decoded: a remembered target must not hold the whole head's text.
+  const end = packet.subarray(0, 8192).indexOf('\r\n');
+  const line = packet.toString('latin1', 0, end < 0 ? Math.min(packet.length, 8192) : end);
   return /^[A-Z]+ (\/\S*) HTTP\/\d\.\d$/.exec(line)?.[1] ?? null;
 }
 

@@ -2,22 +2,22 @@
  * LanguageModels over HTTP: OpenAI (chat completions), Anthropic (Messages) and any
  * OpenAI-compatible server (Ollama, vLLM, LM Studio …), one entry per LLM_PROVIDERS entry.
  *
- * A reply is one `undici.request` whose body (a Node stream) is parsed as it arrives: bytes to
- * server-sent events (`sse.ts`), events to text deltas and tool calls (the protocol's reader). No
- * web streams, no per-token promises beyond this async generator: an open stream holds its
- * socket, one parser and one reader (docs/decisions.md: the memory this saves per stream).
+ * A reply is one call dispatched to undici with a handler of our own (`provider-call.ts`), parsed
+ * as it arrives: bytes to server-sent events (`sse.ts`), events to text deltas and tool calls (the
+ * protocol's reader). No Node or web streams, no per-token promises beyond this async generator:
+ * an open stream holds its connection (or HTTP/2 stream), one parser and one reader
+ * (docs/decisions.md: the memory this saves per stream).
  * Aborting the request's signal closes the provider connection; so does a consumer that stops
  * reading.
  */
-import type { Readable } from 'node:stream';
-import { request as httpRequest, type Dispatcher } from 'undici';
+import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import type { LlmProviderConfig } from '../../config.js';
 import { LlmError, type LanguageModels, type LlmRequest, type LlmStreamPart } from '../../ports/llm.js';
 import { anthropicMessagesProtocol } from './anthropic-messages.js';
 import { LlmErrors } from './llm-errors.js';
 import { openAiChatProtocol } from './openai-chat.js';
 import type { Protocol } from './protocol.js';
-import { SseParser } from './sse.js';
+import { ownBuffer, ProviderCall } from './provider-call.js';
 
 export interface LlmClientOptions {
   providers: LlmProviderConfig[];
@@ -28,8 +28,9 @@ export interface LlmClientOptions {
 interface Provider {
   config: LlmProviderConfig;
   protocol: Protocol;
-  /** The base URL without its trailing slash. */
-  baseUrl: string;
+  /** The base URL's origin, and its path without the trailing slash (the protocol's paths follow it). */
+  origin: string;
+  basePath: string;
   errors: LlmErrors;
 }
 
@@ -53,39 +54,28 @@ export function createLlmClient(options: LlmClientOptions): LanguageModels {
   const providers = new Map<string, Provider>(
     options.providers.map((config) => {
       const protocol = protocolOf(config.type);
-      const baseUrl = (config.baseUrl ?? protocol.defaultBaseUrl ?? '').replace(/\/+$/, '');
-      return [config.name, { config, protocol, baseUrl, errors: new LlmErrors(config.apiKey) }];
+      const base = new URL(config.baseUrl ?? protocol.defaultBaseUrl ?? '');
+      const basePath = base.pathname.replace(/\/+$/, '');
+      return [config.name, { config, protocol, origin: base.origin, basePath, errors: new LlmErrors(config.apiKey) }];
     }),
   );
   const dispatcher = options.dispatcher;
 
   /**
-   * Sends the request; answers the body of a 2xx, null when the signal aborted first. The request's
-   * JSON lives only here: undici keeps the Buffer it is sent from for the request's life, and an
-   * open stream should not hold the prompt twice.
+   * Sends the request. Its JSON lives only here, not in the generator's frame, which an open
+   * stream holds for the whole reply (undici keeps the bytes it sends until the answer ends).
    */
-  async function open(provider: Provider, request: LlmRequest, modelId: string): Promise<Readable | null> {
-    const { signal } = request;
+  function start(provider: Provider, request: LlmRequest, modelId: string): ProviderCall {
     const wire = provider.protocol.request(request, modelId, provider.config.apiKey);
-    try {
-      const response = await httpRequest(provider.baseUrl + wire.path, {
-        method: 'POST',
-        headers: wire.headers,
-        body: Buffer.from(wire.body),
-        signal,
-        ...(dispatcher ? { dispatcher } : {}),
-      });
-      const body = response.body;
-      if (response.statusCode >= 200 && response.statusCode <= 299) return body;
-      if (signal.aborted) {
-        body.destroy();
-        return null;
-      }
-      throw await provider.errors.fromResponse(response.statusCode, body);
-    } catch (error) {
-      if (signal.aborted) return null;
-      throw error instanceof LlmError ? error : provider.errors.noResponse(error);
-    }
+    const call = new ProviderCall(request.signal, provider.protocol.reader(request, provider.errors), provider.errors);
+    call.start(dispatcher ?? getGlobalDispatcher(), {
+      origin: provider.origin,
+      path: provider.basePath + wire.path,
+      method: 'POST',
+      headers: wire.headers,
+      body: ownBuffer(wire.body),
+    });
+    return call;
   }
 
   async function* stream(request: LlmRequest): AsyncGenerator<LlmStreamPart, void, undefined> {
@@ -94,36 +84,13 @@ export function createLlmClient(options: LlmClientOptions): LanguageModels {
     if (!provider) throw new LlmError(`Model provider "${providerName}" is not configured`, false);
     const { signal } = request;
     if (signal.aborted) return;
-    const { errors } = provider;
-    const body = await open(provider, request, modelId);
-    if (!body) return;
-
-    const reader = provider.protocol.reader(request, errors);
-    const parts: LlmStreamPart[] = [];
-    const parser = new SseParser((event, data) => reader.event(event, data, parts));
-    let ended = false;
+    const call = start(provider, request, modelId);
     try {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        let failure: unknown;
-        try {
-          parser.push(chunk);
-        } catch (error) {
-          failure = error; // an error event: what came before it in the chunk goes out first
-        }
+      for (let parts = await call.take(); parts; parts = await call.take())
         for (let i = 0; i < parts.length; i++) yield parts[i]!;
-        parts.length = 0;
-        if (failure) throw failure;
-      }
-      parser.end();
-      reader.end(parts);
-      ended = true;
-      for (let i = 0; i < parts.length; i++) yield parts[i]!;
-    } catch (error) {
-      if (signal.aborted) return;
-      throw error instanceof LlmError ? error : errors.brokenStream(error);
     } finally {
       // Stopped early (an error event, a consumer that left): the connection is closed, not reused.
-      if (!ended || !body.readableEnded) body.destroy();
+      call.close();
     }
   }
 

@@ -4,12 +4,9 @@
  * naming the provider's own words — never the API key, which is cut out if a provider echoes it.
  */
 import { STATUS_CODES } from 'node:http';
-import type { Readable } from 'node:stream';
 import { LlmError } from '../../ports/llm.js';
 
 const FAILED = 'The language model provider failed';
-/** The most of an error body read (a provider's error is a few hundred bytes). */
-const ERROR_BODY_LIMIT = 64 * 1024;
 
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
@@ -46,23 +43,10 @@ export class LlmErrors {
   }
 
   /** An answer other than 2xx: its status, the message of its error body (else the status's name). */
-  async fromResponse(status: number, body: Readable): Promise<LlmError> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= ERROR_BODY_LIMIT) break;
-      }
-    } catch {
-      // What arrived is enough to name the failure.
-    } finally {
-      if (!body.readableEnded) body.destroy();
-    }
+  fromBody(status: number, body: Buffer): LlmError {
     let message: string | undefined;
     try {
-      const error = providerErrorOf(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      const error = providerErrorOf(JSON.parse(body.toString('utf8')));
       if (typeof error?.message === 'string') message = error.message;
     } catch {
       message = undefined;

@@ -106,6 +106,26 @@ describe('stream hub', () => {
     hub.close();
     expect(hub.size).toBe(0);
   });
+  it('makes room by evicting the turns that ended longest ago, never a running one', () => {
+    const hub = createStreamHub({ resumeMs: 60_000, maxTurns: 3, maxEvents: 3 });
+    const id = (n: number) => `${TURN.slice(0, -1)}${n}`;
+    const running = hub.open({ ...owner, turnId: id(1) });
+    const first = hub.open({ ...owner, turnId: id(2) });
+    const second = hub.open({ ...owner, turnId: id(3) });
+    second.end();
+    first.end();
+    // `second` ended first: it goes first, `first` stays for a reconnect.
+    expect(hub.open({ ...owner, turnId: id(4) }).buffered).toBe(true);
+    expect(hub.find('company-a', null, id(3))).toBeUndefined();
+    expect(hub.find('company-a', null, id(2))).toBe(first);
+    expect(hub.open({ ...owner, turnId: id(5) }).buffered).toBe(true);
+    expect(hub.find('company-a', null, id(2))).toBeUndefined();
+    // Nothing ended is left: the next turn runs unbuffered, the running ones all stay.
+    expect(hub.open({ ...owner, turnId: id(6) }).buffered).toBe(false);
+    expect(hub.find('company-a', null, id(1))).toBe(running);
+    expect(hub.size).toBe(4);
+    hub.close();
+  });
 });
 
 describe('storedEvents', () => {

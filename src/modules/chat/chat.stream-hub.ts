@@ -213,9 +213,11 @@ export function createStreamHub(options: StreamHubOptions) {
   return {
     /** Registers a new turn; past `maxTurns`, ended turns are evicted first, else it is unbuffered. */
     open(owner: TurnOwner): LiveTurn {
-      for (const [turnId, turn] of turns) {
+      // Past the bound, the turns that ended longest ago make room (`expiries` is in end order),
+      // without walking the running ones: thousands may be open at once.
+      for (const turnId of expiries.keys()) {
         if (turns.size < options.maxTurns) break;
-        if (turn.ended) evict(turnId);
+        evict(turnId);
       }
       const turn = new LiveTurn(owner, turns.size < options.maxTurns, options, onEnd);
       turns.set(owner.turnId, turn);
