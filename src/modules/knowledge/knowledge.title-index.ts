@@ -9,8 +9,9 @@
  * its own, compacted multibyte trigrams included) in postings of ascending slots, and each title's
  * trigram count. A title of b trigrams sharing s of the query's a reaches similarity t only if
  * s ≥ t·a and b ≤ a / t (s / (a + b − s) with s ≤ b), so every such title holds one of the query's
- * a − ⌈t·a⌉ + 1 rarest trigrams (prefix filtering): only those postings are scanned, the rest
- * probed by binary search for the candidates of the right length. The answer is the documents
+ * a − ⌈t·a⌉ + 1 rarest trigrams (prefix filtering): only those postings are scanned (titles of a
+ * length that cannot pass are not admitted), the rest probed by galloping search, a candidate
+ * dropped once it cannot reach its share. The answer is the documents
  * whose similarity, computed as pg_trgm computes it (float4), passes; the lane's statement then
  * reads them by id and checks them again against the current rows (status, filters, the title
  * and its similarity as PostgreSQL computes it), so a document changed since the index last
