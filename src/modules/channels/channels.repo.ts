@@ -58,6 +58,20 @@ type AcceptedRow = EventRow & {
   reply_to: Record<string, unknown>;
 };
 
+/** An accepted row as the event it wrote, with its thread beside it. */
+function acceptedEvent(row: AcceptedRow): EventRow & { thread: ThreadRow } {
+  const { claimed: _claimed, channel, conversation_id, reply_to, ...stored } = row;
+  const thread = {
+    deployment_id: row.deployment_id,
+    thread_key: row.thread_key,
+    company_id: row.company_id,
+    channel,
+    conversation_id,
+    reply_to,
+  };
+  return { ...stored, thread };
+}
+
 /**
  * Writes what a vendor request brought, inside the caller's transaction, one statement per
  * event: its keys first (`on conflict do nothing`: any key seen before makes it a duplicate — the
@@ -120,17 +134,9 @@ export async function acceptEvents(
       accepted.dropped++;
       continue;
     }
-    const { claimed, channel, conversation_id, reply_to, ...stored } = row;
-    const thread: ThreadRow = {
-      deployment_id: row.deployment_id,
-      thread_key: row.thread_key,
-      company_id: row.company_id,
-      channel,
-      conversation_id,
-      reply_to,
-    };
-    if (claimed) accepted.claimed.push({ ...stored, thread });
-    else accepted.waiting.push({ id: row.id, thread });
+    const written = acceptedEvent(row);
+    if (row.claimed) accepted.claimed.push(written);
+    else accepted.waiting.push({ id: row.id, thread: written.thread });
   }
   return accepted;
 }
@@ -180,18 +186,7 @@ export async function acceptThreadStart(
   `.execute(db);
   const row = rows[0];
   if (!row) return undefined;
-  const { claimed: _claimed, channel, conversation_id, reply_to, ...stored } = row;
-  return {
-    ...stored,
-    thread: {
-      deployment_id: row.deployment_id,
-      thread_key: row.thread_key,
-      company_id: row.company_id,
-      channel,
-      conversation_id,
-      reply_to,
-    },
-  };
+  return acceptedEvent(row);
 }
 
 const EVENT_COLUMNS = [

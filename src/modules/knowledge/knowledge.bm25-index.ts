@@ -13,6 +13,7 @@
  * current rows get new slots at the end, so every list stays ascending. Document frequencies
  * count live postings only; a dead slot's postings are found by a scan of the lists (sliced).
  */
+import { grow, IdSlots } from './knowledge.id-slots.js';
 import { BM25, type LaneFilters, type LaneHit } from './knowledge.search.types.js';
 import { readTsvector } from './knowledge.text-scoring.js';
 
@@ -37,13 +38,6 @@ const BLOCK_SHIFT = 6;
 const BLOCK = 1 << BLOCK_SHIFT;
 /** Upper bounds are widened by this much, so that rounding never prunes a chunk that belongs in the top. */
 const BOUND_SLACK = 1 + 1e-9;
-
-function grow<T extends Int32Array | Uint16Array | Uint32Array | Float64Array | Uint8Array>(array: T, size: number): T {
-  if (size <= array.length) return array;
-  const next = new (array.constructor as new (n: number) => T)(Math.max(size, Math.ceil(array.length * 1.5), 16));
-  next.set(array);
-  return next;
-}
 
 class PostingList {
   slots = new Int32Array(4);
@@ -119,36 +113,14 @@ interface Cursor {
   position: number;
 }
 
-/** Hex of a uuid as four unsigned 32-bit words (their order is the uuid's order). */
-export function uuidWords(id: string, into: Uint32Array, at: number) {
-  const hex = id.replace(/-/g, '');
-  for (let w = 0; w < 4; w++) into[at + w] = parseInt(hex.slice(w * 8, w * 8 + 8), 16) >>> 0;
-}
-
-/** Two hex digits of each byte (a hit's id is written per byte: a fifth of the time of toString and padStart). */
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-
-export function uuidText(words: Uint32Array, at: number): string {
-  const hex = (word: number) =>
-    HEX[word >>> 24]! + HEX[(word >>> 16) & 255]! + HEX[(word >>> 8) & 255]! + HEX[word & 255]!;
-  const a = words[at]!;
-  const b = words[at + 1]!;
-  const c = words[at + 2]!;
-  const d = words[at + 3]!;
-  return `${hex(a)}-${HEX[b >>> 24]}${HEX[(b >>> 16) & 255]}-${HEX[(b >>> 8) & 255]}${HEX[b & 255]}-${HEX[c >>> 24]}${HEX[(c >>> 16) & 255]}-${HEX[(c >>> 8) & 255]}${HEX[c & 255]}${hex(d)}`;
-}
-
 export class Bm25Index {
   private readonly lists = new Map<string, PostingList>();
-  private ids = new Uint32Array(64);
+  private readonly ids = new IdSlots();
   private dl = new Int32Array(16);
   private alive = new Uint8Array(16);
   private collection = new Int32Array(16);
   private categorySet = new Int32Array(16);
   private createdAt = new Float64Array(16);
-  /** Open-addressed table of slot + 1 by the id's first word (0: empty). */
-  private table = new Int32Array(64);
-  private slotCount = 0;
   private liveCount = 0;
   private readonly collections = new Map<string, number>();
   private readonly collectionNames: (string | null)[] = [];
@@ -172,19 +144,18 @@ export class Bm25Index {
 
   /** Slots whose chunk was removed or replaced since the build. */
   get deadSlots() {
-    return this.slotCount - this.liveCount;
+    return this.ids.count - this.liveCount;
   }
 
   /** Bytes of the arrays and (estimated) of the lexeme table. */
   get bytes(): number {
     let total =
-      this.ids.byteLength +
+      this.ids.bytes +
       this.dl.byteLength +
       this.alive.byteLength +
       this.collection.byteLength +
       this.categorySet.byteLength +
       this.createdAt.byteLength +
-      this.table.byteLength +
       this.lexemeBytes;
     for (const list of this.lists.values()) total += list.bytes;
     return total;
@@ -208,55 +179,21 @@ export class Bm25Index {
     return [c, k] as const;
   }
 
-  private lookup(id: string): number {
-    const words = new Uint32Array(4);
-    uuidWords(id, words, 0);
-    const mask = this.table.length - 1;
-    for (let h = (words[0]! ^ words[3]!) & mask; ; h = (h + 1) & mask) {
-      const entry = this.table[h]!;
-      if (entry === 0) return -1;
-      const slot = entry - 1;
-      const at = slot * 4;
-      if (
-        this.ids[at] === words[0] &&
-        this.ids[at + 1] === words[1] &&
-        this.ids[at + 2] === words[2] &&
-        this.ids[at + 3] === words[3]
-      )
-        return slot;
-    }
-  }
-
-  private place(slot: number) {
-    const mask = this.table.length - 1;
-    const at = slot * 4;
-    let h = (this.ids[at]! ^ this.ids[at + 3]!) & mask;
-    while (this.table[h] !== 0) h = (h + 1) & mask;
-    this.table[h] = slot + 1;
-  }
-
   /** Adds a chunk in a new slot (after every existing one). */
   add(row: Bm25ChunkRow) {
-    const slot = this.slotCount++;
-    this.ids = grow(this.ids, (slot + 1) * 4);
+    const slot = this.ids.append(row.id);
     this.dl = grow(this.dl, slot + 1);
     this.alive = grow(this.alive, slot + 1);
     this.collection = grow(this.collection, slot + 1);
     this.categorySet = grow(this.categorySet, slot + 1);
     this.createdAt = grow(this.createdAt, slot + 1);
-    uuidWords(row.id, this.ids, slot * 4);
     this.dl[slot] = row.token_count;
     this.alive[slot] = 1;
     const [c, k] = this.intern(row.collection_id, row.categories);
     this.collection[slot] = c;
     this.categorySet[slot] = k;
     this.createdAt[slot] = row.document_created_at.getTime();
-    if (this.slotCount * 2 > this.table.length) {
-      this.table = new Int32Array(this.table.length * 2);
-      for (let s = 0; s < this.slotCount; s++) if (this.alive[s]) this.place(s);
-    } else {
-      this.place(slot);
-    }
+    this.ids.index(slot, this.alive);
     this.liveCount++;
     readTsvector(row.tsv, (lexeme, positions) => {
       let list = this.lists.get(lexeme);
@@ -281,7 +218,7 @@ export class Bm25Index {
   slotsOf(ids: readonly string[]): number[] {
     const slots: number[] = [];
     for (const id of ids) {
-      const slot = this.lookup(id);
+      const slot = this.ids.lookup(id);
       if (slot >= 0 && this.alive[slot]) slots.push(slot);
     }
     return slots.sort((a, b) => a - b);
@@ -326,8 +263,7 @@ export class Bm25Index {
     }
     for (const [list, count] of counts) list.df -= count;
     // The id table is rebuilt without the dead slots (their ids may come back in new slots).
-    this.table.fill(0);
-    for (let s = 0; s < this.slotCount; s++) if (this.alive[s]) this.place(s);
+    this.ids.rebuild(this.alive);
   }
 
   /**
@@ -359,7 +295,7 @@ export class Bm25Index {
     let heapSize = 0;
     const worse = (i: number, j: number) =>
       heapScores[i]! < heapScores[j]! ||
-      (heapScores[i] === heapScores[j] && this.compareIds(heapSlots[i]!, heapSlots[j]!) > 0);
+      (heapScores[i] === heapScores[j] && this.ids.compare(heapSlots[i]!, heapSlots[j]!) > 0);
     const swap = (i: number, j: number) => {
       const s = heapSlots[i]!;
       heapSlots[i] = heapSlots[j]!;
@@ -445,7 +381,10 @@ export class Bm25Index {
           swap(i, parent);
           i = parent;
         }
-      } else if (score > heapScores[0]! || (score === heapScores[0] && this.compareIds(candidate, heapSlots[0]!) < 0)) {
+      } else if (
+        score > heapScores[0]! ||
+        (score === heapScores[0] && this.ids.compare(candidate, heapSlots[0]!) < 0)
+      ) {
         heapSlots[0] = candidate;
         heapScores[0] = score;
         siftDown(0);
@@ -459,17 +398,8 @@ export class Bm25Index {
     }
     const hits: { slot: number; score: number }[] = [];
     for (let i = 0; i < heapSize; i++) hits.push({ slot: heapSlots[i]!, score: heapScores[i]! });
-    hits.sort((x, y) => y.score - x.score || this.compareIds(x.slot, y.slot));
-    return hits.map((hit) => ({ chunk_id: uuidText(this.ids, hit.slot * 4), score: hit.score }));
-  }
-
-  private compareIds(a: number, b: number): number {
-    for (let w = 0; w < 4; w++) {
-      const x = this.ids[a * 4 + w]!;
-      const y = this.ids[b * 4 + w]!;
-      if (x !== y) return x < y ? -1 : 1;
-    }
-    return 0;
+    hits.sort((x, y) => y.score - x.score || this.ids.compare(x.slot, y.slot));
+    return hits.map((hit) => ({ chunk_id: this.ids.idOf(hit.slot), score: hit.score }));
   }
 
   /** A slot test for the filters, with each collection and category set judged once. */

@@ -26,7 +26,7 @@
  */
 import { DOCSTORE } from './knowledge.search.types.js';
 import { similarityOf, trigrams } from './knowledge.text-scoring.js';
-import { uuidText, uuidWords } from './knowledge.bm25-index.js';
+import { grow, IdSlots } from './knowledge.id-slots.js';
 
 /**
  * A document's title and its trigrams as PostgreSQL reads them (`show_trgm(title)`), or null
@@ -93,13 +93,6 @@ function sameSet(theirs: readonly string[], mine: Set<string>): boolean {
   return theirs.length === mine.size && theirs.every((trigram) => mine.has(trigram));
 }
 
-function grow<T extends Int32Array | Uint16Array | Uint32Array | Uint8Array>(array: T, size: number): T {
-  if (size <= array.length) return array;
-  const next = new (array.constructor as new (n: number) => T)(Math.max(size, Math.ceil(array.length * 1.5), 16));
-  next.set(array);
-  return next;
-}
-
 interface Postings {
   slots: Int32Array;
   length: number;
@@ -107,12 +100,9 @@ interface Postings {
 
 export class TitleIndex {
   private readonly lists = new Map<string, Postings>();
-  private ids = new Uint32Array(64);
+  private readonly ids = new IdSlots();
   private counts = new Uint16Array(16);
   private alive = new Uint8Array(16);
-  /** Open-addressed table of slot + 1 by the id's words (0: empty). */
-  private table = new Int32Array(64);
-  private slotCount = 0;
   private liveCount = 0;
   private keyBytes = 0;
   /** Shared trigrams of each slot while a query runs (zero between queries). */
@@ -125,60 +115,26 @@ export class TitleIndex {
 
   /** Slots of titles replaced since the build (their postings stay until a rebuild). */
   get deadSlots() {
-    return this.slotCount - this.liveCount;
+    return this.ids.count - this.liveCount;
   }
 
   get bytes(): number {
-    let total = this.ids.byteLength + this.counts.byteLength + this.alive.byteLength + this.table.byteLength;
+    let total = this.ids.bytes + this.counts.byteLength + this.alive.byteLength;
     for (const list of this.lists.values()) total += list.slots.byteLength + 48;
     return total + this.keyBytes;
-  }
-
-  private lookup(id: string): number {
-    const words = new Uint32Array(4);
-    uuidWords(id, words, 0);
-    const mask = this.table.length - 1;
-    for (let h = (words[0]! ^ words[3]!) & mask; ; h = (h + 1) & mask) {
-      const entry = this.table[h]!;
-      if (entry === 0) return -1;
-      const at = (entry - 1) * 4;
-      if (
-        this.ids[at] === words[0] &&
-        this.ids[at + 1] === words[1] &&
-        this.ids[at + 2] === words[2] &&
-        this.ids[at + 3] === words[3]
-      )
-        return entry - 1;
-    }
-  }
-
-  private place(slot: number) {
-    const mask = this.table.length - 1;
-    const at = slot * 4;
-    let h = (this.ids[at]! ^ this.ids[at + 3]!) & mask;
-    while (this.table[h] !== 0) h = (h + 1) & mask;
-    this.table[h] = slot + 1;
-  }
-
-  private rehash(size: number) {
-    this.table = new Int32Array(size);
-    for (let s = 0; s < this.slotCount; s++) if (this.alive[s]) this.place(s);
   }
 
   /** Adds the titles of a build (each document once). */
   add(rows: readonly TitleRow[]) {
     for (const row of rows) {
-      const slot = this.slotCount++;
-      this.ids = grow(this.ids, (slot + 1) * 4);
+      const slot = this.ids.append(row.id);
       this.counts = grow(this.counts, slot + 1);
       this.alive = grow(this.alive, slot + 1);
-      uuidWords(row.id, this.ids, slot * 4);
       const distinct = row.trigrams ? new Set(row.trigrams) : trigrams(row.title);
       this.counts[slot] = Math.min(distinct.size, 0xffff);
       this.alive[slot] = 1;
       this.liveCount++;
-      if (this.slotCount * 2 > this.table.length) this.rehash(this.table.length * 2);
-      else this.place(slot);
+      this.ids.index(slot, this.alive);
       for (const trigram of distinct) {
         let list = this.lists.get(trigram);
         if (!list) {
@@ -196,13 +152,13 @@ export class TitleIndex {
   replace(rows: readonly TitleRow[]) {
     let removed = false;
     for (const row of rows) {
-      const slot = this.lookup(row.id);
+      const slot = this.ids.lookup(row.id);
       if (slot < 0) continue;
       this.alive[slot] = 0;
       this.liveCount--;
       removed = true;
     }
-    if (removed) this.rehash(this.table.length);
+    if (removed) this.ids.rebuild(this.alive);
     this.add(rows);
   }
 
@@ -224,7 +180,7 @@ export class TitleIndex {
     lists.sort((x, y) => x.length - y.length);
     // A title first met in the k-th rarest list shares at most a − k trigrams: past the prefix, none is new.
     const prefix = a - Math.ceil(LOWER * a) + 1;
-    if (this.shared.length < this.slotCount) this.shared = new Uint16Array(this.slotCount);
+    if (this.shared.length < this.ids.count) this.shared = new Uint16Array(this.ids.count);
     const shared = this.shared;
     let candidates: number[] = [];
     try {
@@ -260,7 +216,7 @@ export class TitleIndex {
       const found: string[] = [];
       for (const slot of candidates)
         if (similarityOf(shared[slot]!, this.counts[slot]!, a) >= DOCSTORE.minTitleSimilarity)
-          found.push(uuidText(this.ids, slot * 4));
+          found.push(this.ids.idOf(slot));
       return found;
     } finally {
       for (const slot of candidates) shared[slot] = 0;
