@@ -391,6 +391,26 @@ describe('model client: connections', () => {
     // …and nothing more: the peer holds the stream open.
   };
 
+  it('a reply faster than its consumer: the connection pauses past the parts waiting and resumes, every part in order', async () => {
+    const words = Array.from({ length: 3000 }, (_, i) => `w${i} `);
+    const peer = await startPeer((response) => {
+      sse(response);
+      // One write: the client reads hundreds of events in each chunk, far past what may wait.
+      response.end(
+        chunk({ role: 'assistant', content: '' }) +
+          words.map((word) => chunk({ content: word })).join('') +
+          'data: [DONE]\n\n',
+      );
+    });
+    const parts: LlmStreamPart[] = [];
+    for await (const part of client(peer, 'openai').stream(ask())) {
+      parts.push(part);
+      // A consumer that yields to other work now and then, as a turn writing to its client does.
+      if (parts.length % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(parts).toEqual(words);
+  });
+
   it('abort mid-stream closes the provider connection, and the stream ends without an error', async () => {
     const peer = await startPeer(held);
     const controller = new AbortController();
