@@ -17,7 +17,7 @@ import * as searchRepo from '../../src/modules/knowledge/knowledge.search.repo.j
 import type { LaneFilters, LaneHit } from '../../src/modules/knowledge/knowledge.search.types.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant, type TestTenant } from '../helpers/factories.js';
-import { uploadArticle, waitForTask } from './helpers.js';
+import { laneFilterCases, uploadArticle, waitForTask } from './helpers.js';
 
 // Both instances hold every company's full-text lane in a BM25 index (no small-KB index).
 const ENV = { EMBEDDINGS_PROVIDER: 'none', SEARCH_MEMORY_MAX_CHUNKS: '0' };
@@ -62,12 +62,7 @@ afterAll(async () => {
   await b?.close();
 });
 
-const FILTERS: [string, () => LaneFilters][] = [
-  ['no filter', () => ({})],
-  ['collection', () => ({ collectionIds: [collectionId] })],
-  ['categories', () => ({ categories: ['third'] })],
-  ['dates', () => ({ startDate: new Date(Date.now() - 3_600_000), endDate: new Date(Date.now() + 3_600_000) })],
-];
+const FILTERS = laneFilterCases(() => collectionId);
 
 /**
  * Same hits, same order, same scores. PostgreSQL sums a chunk's terms in no set order, so equal

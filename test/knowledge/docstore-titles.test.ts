@@ -17,7 +17,7 @@ import * as indexRepo from '../../src/modules/knowledge/knowledge.index.repo.js'
 import { createTrigramReader, TitleIndex, type TitleRow } from '../../src/modules/knowledge/knowledge.title-index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant, type TestTenant } from '../helpers/factories.js';
-import { uploadArticle, waitForTask } from './helpers.js';
+import { laneFilterCases, uploadArticle, waitForTask } from './helpers.js';
 
 // Every company's full-text lane (and so its titles) held in memory from the first search.
 const ENV = { EMBEDDINGS_PROVIDER: 'none', SEARCH_MEMORY_MAX_CHUNKS: '0' };
@@ -116,13 +116,7 @@ afterAll(async () => {
   await b?.close();
 });
 
-const FILTERS: [string, () => LaneFilters][] = [
-  ['no filter', () => ({})],
-  ['collection', () => ({ collectionIds: [collectionId] })],
-  ['categories', () => ({ categories: ['third'] })],
-  ['dates', () => ({ startDate: new Date(Date.now() - 3_600_000), endDate: new Date(Date.now() + 3_600_000) })],
-  ['dates past', () => ({ endDate: new Date(Date.now() - 3_600_000) })],
-];
+const FILTERS = laneFilterCases(() => collectionId, true);
 
 async function docstoreLane(query: string, filters: LaneFilters, titleIds: string[] | null) {
   const lanes = await searchRepo.textLanes(a.container.db, {

@@ -1,5 +1,6 @@
 /** Helpers of the knowledge-base tests: uploads and waiting for their tasks. */
 import type { FastifyInstance } from 'fastify';
+import type { LaneFilters } from '../../src/modules/knowledge/knowledge.search.types.js';
 import type { TestApp } from '../helpers/app.js';
 
 /**
@@ -56,4 +57,20 @@ export function multipart(
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/**
+ * The filters a lane is compared under, in and out of memory: none, a collection, a category, a
+ * date window that holds every document (and, with `past`, one that holds none).
+ */
+export function laneFilterCases(collectionId: () => string, past = false): [string, () => LaneFilters][] {
+  return [
+    ['no filter', () => ({})],
+    ['collection', () => ({ collectionIds: [collectionId()] })],
+    ['categories', () => ({ categories: ['third'] })],
+    ['dates', () => ({ startDate: new Date(Date.now() - 3_600_000), endDate: new Date(Date.now() + 3_600_000) })],
+    ...(past
+      ? [['dates past', () => ({ endDate: new Date(Date.now() - 3_600_000) })] as [string, () => LaneFilters]]
+      : []),
+  ];
 }
