@@ -196,6 +196,37 @@ describe('the turn write', () => {
     });
   });
 
+  it.each([
+    ['answered by a model (one statement)', { model: 'fake:gpt-test' }],
+    ['left unanswered (a transaction)', {}],
+  ] as const)('takes the turn out of the journal with its write, a refused turn too: %s', async (_path, agent) => {
+    const setup = await chatSetup(t.app, t.container, agent);
+    const journaled = async (conversationId: string) =>
+      t.container.db
+        .selectFrom('chat_pending_turns')
+        .select('id')
+        .where('conversation_id', '=', conversationId)
+        .execute();
+    const first = await chat(t.app, setup, { query: 'Hello there' });
+    expect(first.statusCode).toBe(200);
+    const conversationId = first.json().conversation_id as string;
+    // The reply is sent once the write committed: the row went with it.
+    expect(await journaled(conversationId)).toEqual([]);
+    const { support_query_id: queryId } = await conversationOf(conversationId);
+    await sql`update support_queries set status = 'closed', closed_at = now() where id = ${queryId}`.execute(
+      t.container.db,
+    );
+    const refused = await chat(t.app, setup, { query: 'Anyone?', conversation_id: conversationId });
+    expect(refused.statusCode).toBe(409);
+    expect(await messagesOf(conversationId)).toHaveLength(2);
+    // One statement refused deletes it too; a refused transaction rolls back, and the delete
+    // follows behind the reply.
+    if ('model' in agent) expect(await journaled(conversationId)).toEqual([]);
+    for (let i = 0; i < 300 && (await journaled(conversationId)).length > 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await journaled(conversationId)).toEqual([]);
+  });
+
   /**
    * Holds `close` (a transaction closing the conversation or its query) open until the turn's
    * write waits for it, then commits it: the turn read the conversation open, answered, and must

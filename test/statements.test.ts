@@ -93,6 +93,21 @@ describe('compiled statements', () => {
     expect(rows.map((row) => row.name)).toEqual([expect.stringMatching(/^sb_[0-9a-f]{40}$/)]);
   });
 
+  it('binds dates as pg does, one date at several places and others beside it', async () => {
+    const times = statement(
+      (_, p: { at: Date; other: Date | null }) =>
+        sql<{ a: Date; b: Date; c: Date | null; same: boolean }>`select ${p.at}::timestamptz as a,
+        ${p.at}::timestamptz as b, ${p.other}::timestamptz as c, ${p.at}::timestamptz = ${p.at}::timestamptz as same`,
+    );
+    const at = new Date('2026-03-29T01:30:00.123Z');
+    const other = new Date('2025-10-26T23:59:59.999Z');
+    const { rows } = await times.execute(handle.db, { at, other });
+    expect(rows).toEqual([{ a: at, b: at, c: other, same: true }]);
+    expect((await times.execute(handle.db, { at: other, other: null })).rows).toEqual([
+      { a: other, b: other, c: null, same: true },
+    ]);
+  });
+
   it('compiles one statement per shape', async () => {
     const notes = statementShapes(
       (shape: 'all' | 'one') => (_, p: { companyId: string; id: number }) =>

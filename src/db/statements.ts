@@ -19,6 +19,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CompiledQuery, type Compilable, type QueryCreator, type RawBuilder } from 'kysely';
+import pg from 'pg';
 import { PREPARED_MARK, poolOf, type Executor } from './database.js';
 import type { Database } from './schema.js';
 
@@ -82,6 +83,9 @@ function compile<P, R>(
   return { text, slots, name };
 }
 
+/** pg's own conversion of a bound value (a Date to its text in the process's time zone, as pg sends it). */
+const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils.prepareValue;
+
 function valueAt(params: object, path: string[]): unknown {
   let value: unknown = params;
   for (const key of path) value = (value as Record<string, unknown> | null | undefined)?.[key];
@@ -101,7 +105,19 @@ export function statement<P extends object, R = unknown>(
       compiled ??= compile(db, build);
       const { slots } = compiled;
       const values: unknown[] = new Array(slots.length);
-      for (let i = 0; i < slots.length; i++) values[i] = valueAt(params, slots[i]!);
+      // One Date bound at several places (a turn's `now`) is converted to its text once.
+      let date: Date | undefined;
+      let dateText: unknown;
+      for (let i = 0; i < slots.length; i++) {
+        const value = valueAt(params, slots[i]!);
+        if (value instanceof Date) {
+          if (value !== date) {
+            date = value;
+            dateText = prepareValue(value);
+          }
+          values[i] = dateText;
+        } else values[i] = value;
+      }
       const pool = poolOf(db);
       if (pool) {
         const result = await pool.query<R & object>(

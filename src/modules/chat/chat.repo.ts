@@ -344,6 +344,11 @@ export interface TurnWrite {
   support: TurnSupportPart | null;
   /** A closed conversation or support query refuses the turn (nothing is written). */
   refuseClosed: boolean;
+  /**
+   * The turn's row in the journal (chat.turn-journal.ts), deleted by the same statement — also
+   * when the turn is refused. Undefined: the turn was not journaled.
+   */
+  journal?: { id: string; owner: string } | undefined;
 }
 
 /** A message's columns as the turn's statement binds them. */
@@ -367,6 +372,7 @@ interface TurnWriteParams {
   user: ReturnType<typeof messageValues>;
   answer: ReturnType<typeof messageValues>;
   support: object;
+  journal: { id: string; owner: string } | undefined;
 }
 
 interface TurnWriteRow {
@@ -377,8 +383,8 @@ interface TurnWriteRow {
   recorded: boolean;
 }
 
-/** The turn's statement for one shape (support part or none, refusing closed ones or not). */
-function turnWriteSql(p: TurnWriteParams, support: TurnSupportPart | null, refuse: boolean) {
+/** The turn's statement for one shape (support part or none, refusing closed ones or not, journaled or not). */
+function turnWriteSql(p: TurnWriteParams, support: TurnSupportPart | null, refuse: boolean, journaled: boolean) {
   const { companyId, conversationId } = p;
   const rows = [p.user, p.answer].map(
     (m) =>
@@ -395,6 +401,9 @@ function turnWriteSql(p: TurnWriteParams, support: TurnSupportPart | null, refus
                            else c.end_user_id end`
     : sql``;
   const recorded = support ? sql`(select count(*) from sq_opened) + (select count(*) from sq_moved) > 0` : sql`false`;
+  const journalDone = journaled
+    ? sql`journal_done as (delete from chat_pending_turns where id = ${p.journal!.id} and owner = ${p.journal!.owner}),`
+    : sql``;
   // A named prepared statement: its text takes a few shapes (support or not, a finished turn or
   // not), and planning this CTE costs more than running it.
   return prepared(sql<TurnWriteRow>`
@@ -419,6 +428,7 @@ function turnWriteSql(p: TurnWriteParams, support: TurnSupportPart | null, refus
       returning id
     ),
     ${supportCtes}
+    ${journalDone}
     conv_set as (
       update conversations c set message_count = c.message_count + (select count(*) from messages),
         last_message_at = now(), updated_at = now() ${supportSet}
@@ -437,7 +447,7 @@ const turnWrites = new Map<string, Statement<TurnWriteParams, TurnWriteRow>>();
  * A turn's records in one statement, so one round trip (and, outside a transaction, one commit):
  * the conversation row locked (turns of one conversation serialise) with a rating given before
  * its first turn, then its support query locked, both messages, the support query opened or moved,
- * the conversation's counters and query. `written` is false when the conversation is gone or
+ * the conversation's counters and query, and the turn's journal row deleted. `written` is false when the conversation is gone or
  * (refuseClosed) it or its query is closed — as locked, so a closing that committed while the turn
  * was answering refuses it, though it is not in the statement's snapshot;
  * `recorded` is false when the support part wrote no query row: a query another turn opened
@@ -446,15 +456,17 @@ const turnWrites = new Map<string, Statement<TurnWriteParams, TurnWriteRow>>();
 export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWriteResult> {
   const { support } = write;
   const refuse = write.refuseClosed;
-  const shape = `${support ? support.shape : 'no support'}:${refuse ? 'refuse closed' : 'take all'}`;
+  const journaled = write.journal !== undefined;
+  const shape = `${support ? support.shape : 'no support'}:${refuse ? 'refuse closed' : 'take all'}:${journaled}`;
   let turnWrite = turnWrites.get(shape);
-  if (!turnWrite) turnWrites.set(shape, (turnWrite = statement((_, p) => turnWriteSql(p, support, refuse))));
+  if (!turnWrite) turnWrites.set(shape, (turnWrite = statement((_, p) => turnWriteSql(p, support, refuse, journaled))));
   const result = await turnWrite.execute(db, {
     companyId: write.companyId,
     conversationId: write.conversationId,
     user: messageValues(write.messages[0]),
     answer: messageValues(write.messages[1]),
     support: support?.params ?? {},
+    journal: write.journal,
   });
   const row = result.rows[0]!;
   return {

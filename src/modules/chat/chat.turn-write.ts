@@ -18,6 +18,7 @@ import { notifyToolCalls } from './chat.tool-records.js';
 import type { PreparedTurn, TurnResult } from './chat.turn-types.js';
 import type { Handoff } from './chat.handoff.js';
 import type { ConversationEvent } from './chat.conversation-events.js';
+import type { TurnJournal } from './chat.turn-journal.js';
 import { HANDOFF_REASONS } from './chat.runtime.js';
 
 /** What an agent turn records on its support query. */
@@ -32,19 +33,26 @@ export interface TurnWriteDeps {
   turnCommitted?: ((companyId: string) => void) | null;
   /** An escalated turn hands the conversation to a person in its transaction (chat.handoff.ts). */
   handoff?: Pick<Handoff, 'startInTurn' | 'publish'> | null;
+  /** The turn journal (chat.turn-journal.ts): a journaled turn's write deletes its row. */
+  journal?: Pick<TurnJournal, 'owner'> | null;
 }
 
 export function createTurnWriter(deps: TurnWriteDeps) {
   const { db } = deps;
 
+  /**
+   * Writes the turn; `journaled`: its row in the journal is deleted by the write's statement (in
+   * its transaction, if it has one), also when the turn is refused.
+   */
   async function saveTurn(
     turn: PreparedTurn,
     outcome: TurnOutcome,
     finish: TurnResult['finish_reason'],
     elapsed: number,
+    journaled = false,
   ): Promise<string | null> {
     try {
-      return await writeTurn(turn, outcome, finish, elapsed);
+      return await writeTurn(turn, outcome, finish, elapsed, journaled);
     } finally {
       // Also after a failure: a late agent-turn record may have committed before it.
       deps.turnCommitted?.(turn.caller.companyId);
@@ -56,6 +64,7 @@ export function createTurnWriter(deps: TurnWriteDeps) {
     outcome: TurnOutcome,
     finish: TurnResult['finish_reason'],
     elapsed: number,
+    journaled: boolean,
   ): Promise<string | null> {
     const { caller } = turn;
     const companyId = caller.companyId;
@@ -94,6 +103,7 @@ export function createTurnWriter(deps: TurnWriteDeps) {
       ],
       support,
       refuseClosed: record,
+      journal: journaled && deps.journal ? { id: turn.id, owner: deps.journal.owner } : undefined,
     };
     const unresolved = Boolean(deps.notifications) && record && !outcome.resolved;
     const contact = toEscalation(turn.agent.escalation).contact_email;

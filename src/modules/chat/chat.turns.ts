@@ -57,7 +57,7 @@ export interface TurnsDeps {
   /** Called once a turn's records have committed. */
   turnCommitted?: ((companyId: string) => void) | null;
   /** Turns in progress (chat.turn-journal.ts): the question durable before the turn's work starts. */
-  journal?: Pick<TurnJournal, 'begin' | 'end'> | null;
+  journal?: Pick<TurnJournal, 'begin' | 'end' | 'owner'> | null;
   /** Hand-off transitions: a turn starts one when the agent escalates; a person's conversation takes no agent turn. */
   handoff?: HandoffService | null;
   log: { warn(obj: object, msg: string): void };
@@ -151,12 +151,12 @@ export function createTurns(deps: TurnsDeps) {
       handoff_reason: null,
       handoff_at: null,
     };
-    const { message_count: _count, handler: _handler, ...values } = conversation;
+    // The inserts name their columns: the row's counters and handler are left to the defaults.
     let written: Promise<void> | null = null;
-    const persist = () => (written ??= repo.insertConversation(db, values).then(() => undefined));
+    const persist = () => (written ??= repo.insertConversation(db, conversation).then(() => undefined));
     // The row written by the caller's own statement (the turn journal's), unless a write started.
     const writeWith = (write: (row: repo.NewConversation) => Promise<void>) =>
-      written ? null : (written = write(values));
+      written ? null : (written = write(conversation));
     return { conversation, history, persist, writeWith };
   }
 
@@ -431,11 +431,12 @@ export function createTurns(deps: TurnsDeps) {
       let messageId: string | null = null;
       const kept = keep && finish === 'stop' && outcome && turn.query ? keep(outcome) : undefined;
       try {
-        messageId = turn.query ? await saveTurn(turn, final, finish, elapsed) : null;
+        messageId = turn.query ? await saveTurn(turn, final, finish, elapsed, journaled) : null;
+        journaled = false; // out of the journal with the write's own statement
       } finally {
         await kept?.catch(() => undefined);
-        // Written (or refused): out of the journal, behind the answer rather than before it. A row
-        // left by a failed delete is only removed by the sweep (the turn's answer is found written).
+        // The write failed (or was refused): out of the journal, behind the answer rather than before
+        // it. A row left by a failed delete is only removed by the sweep (the turn's answer is found written).
         if (journaled) void deps.journal!.end(turn.id).catch(() => undefined);
       }
       await kept;
