@@ -181,29 +181,45 @@ export function describeValidationError(part: string | undefined, errors: ErrorO
 /** Nesting deeper than this in a body, query or form is refused (no schema of ours nests past 5). */
 export const MAX_INPUT_DEPTH = 32;
 
+/** A value still to look at, and where it is: its parent's place and its key there. */
+interface Place {
+  value: unknown;
+  key: string;
+  parent: Place | null;
+  depth: number;
+}
+
+/** The dotted path of a place (spelled only when a problem is found there). */
+function pathOf(place: Place): string {
+  const keys: string[] = [];
+  for (let at: Place | null = place; at?.parent; at = at.parent) keys.push(at.key);
+  return keys.reverse().join('.');
+}
+
 /**
  * The first string (or object key) in `value` that PostgreSQL could not store — a NUL character
  * or an unpaired UTF-16 surrogate — or the first place nested deeper than MAX_INPUT_DEPTH, with
  * its dotted path. Iterative, so any depth of input is safe to walk; Buffers (uploaded files) are
- * not looked into.
+ * not looked into. Runs on every request: one small record per value met, no path copied.
  */
 export function findUnsafeInput(value: unknown): { path: string; problem: string } | null {
-  const stack: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  const stack: Place[] = [{ value, key: '', parent: null, depth: 0 }];
   while (stack.length > 0) {
-    const item = stack.pop()!;
-    if (typeof item.value === 'string') {
-      const problem = textProblem(item.value);
-      if (problem) return { path: item.path.join('.'), problem };
+    const place = stack.pop()!;
+    const found = place.value;
+    if (typeof found === 'string') {
+      const problem = textProblem(found);
+      if (problem) return { path: pathOf(place), problem };
       continue;
     }
-    if (!item.value || typeof item.value !== 'object' || Buffer.isBuffer(item.value)) continue;
-    if (item.path.length >= MAX_INPUT_DEPTH) {
-      return { path: item.path.join('.'), problem: `must not be nested more than ${MAX_INPUT_DEPTH} levels deep` };
+    if (!found || typeof found !== 'object' || Buffer.isBuffer(found)) continue;
+    if (place.depth >= MAX_INPUT_DEPTH) {
+      return { path: pathOf(place), problem: `must not be nested more than ${MAX_INPUT_DEPTH} levels deep` };
     }
-    for (const [key, child] of Object.entries(item.value)) {
+    for (const key of Object.keys(found)) {
       const keyProblem = textProblem(key);
-      if (keyProblem) return { path: item.path.join('.'), problem: `a property name ${keyProblem}` };
-      stack.push({ value: child, path: [...item.path, key] });
+      if (keyProblem) return { path: pathOf(place), problem: `a property name ${keyProblem}` };
+      stack.push({ value: (found as Record<string, unknown>)[key], key, parent: place, depth: place.depth + 1 });
     }
   }
   return null;
