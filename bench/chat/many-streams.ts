@@ -24,14 +24,23 @@
  * `--dist`: the built service (`node dist/main.js`, as `npm start` runs it; built first when
  * stale) instead of `tsx src/main.ts`, whose kept function names give every closure made per
  * turn a property store of its own (≈ 2–3 KiB more heap per open stream).
+ * `--alloc-profile FILE`: what the service allocates per turn, objects collected included (V8's
+ * sampling heap profiler, bench/lib/heap-sampler.mjs, driven by SIGUSR2), over the burst: with
+ * `--alloc-window start` (the default) from the first stream until 3 s after all are open — the
+ * turns' starts, provided the first token is later (`--hold` at least five times that); with
+ * `whole`, until every turn has ended. The profile is written to FILE (Chrome DevTools opens it)
+ * and summarised per turn. The profiler slows the service: memory figures of such a run are not
+ * comparable with others.
  */
+import path from 'node:path';
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { selfSignedCertificate } from '../../test/helpers/fake-openai-tls.js';
+import { allocationSummary } from '../lib/alloc-profile.js';
 import {
   apiClient,
   benchDatabase,
@@ -51,6 +60,8 @@ const { values } = parseArgs({
     client: { type: 'boolean', default: false },
     'provider-tls': { type: 'boolean', default: false },
     dist: { type: 'boolean', default: false },
+    'alloc-profile': { type: 'string' },
+    'alloc-window': { type: 'string', default: 'start' },
   },
 });
 
@@ -187,6 +198,11 @@ async function main() {
   const certificate = tls ? selfSignedCertificate() : undefined;
   const fake = await startFakeProviderProcess(certificate ? { tls: certificate } : {});
   const database = await benchDatabase();
+  const profileFile = values['alloc-profile'] ? path.resolve(values['alloc-profile']) : null;
+  const profileWindow = values['alloc-window'];
+  if (profileWindow !== 'start' && profileWindow !== 'whole') throw new Error('--alloc-window: start or whole');
+  if (profileFile) rmSync(profileFile, { force: true });
+  const sampler = profileFile ? ['--import', path.join(import.meta.dirname, '../lib/heap-sampler.mjs')] : [];
   const server = await startBenchService(
     port,
     database,
@@ -197,8 +213,9 @@ async function main() {
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
       ...fakeProviderEnv(fake.url),
       ...(certificate ? { LLM_HTTP2: 'true', LLM_CA_FILE: certificate.certFile } : {}),
+      ...(profileFile ? { HEAP_SAMPLER_OUT: profileFile } : {}),
     },
-    { nodeArgs: values['node-arg'], stdio: ['ignore', 'inherit', 'inherit'], dist: values.dist },
+    { nodeArgs: [...sampler, ...values['node-arg']], stdio: ['ignore', 'inherit', 'inherit'], dist: values.dist },
   );
   const pid = server.process.pid!;
   const probe = new Agent({ connections: 2, keepAliveTimeout: 600_000 });
@@ -251,6 +268,12 @@ async function main() {
     await metrics();
     const before = { rss: rssOf(pid), ...(await metrics()) };
     console.log(`load average before: ${load()} on ${os.cpus().length} cores`);
+    // The sampling heap profiler over the burst (--alloc-profile): started now, stopped below.
+    const stopSampling = () => server.process.kill('SIGUSR2');
+    if (profileFile) {
+      stopSampling();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
 
     // /healthz one request after another while the streams open.
     const healths: number[] = [];
@@ -282,6 +305,7 @@ async function main() {
     });
     await Promise.race([opened, running]);
     clearInterval(progress);
+    if (profileFile && profileWindow === 'start') setTimeout(stopSampling, 3000);
     const openSeconds = (performance.now() - t0) / 1000;
     sampling = false;
     await sampler;
@@ -302,6 +326,7 @@ async function main() {
     }
     const outcome = await running;
     const elapsed = (performance.now() - t0) / 1000;
+    if (profileFile && profileWindow === 'whole') stopSampling();
     const providerConnections = (await fake.script({ tokens: ['a '] })).connections;
 
     const sorted = [...healths].sort((a, b) => a - b);
@@ -342,6 +367,16 @@ async function main() {
       `event-loop delay p99: ${fmt(atOpen.eldP99)} ms while they open, ${fmt(held.eldP99)} ms while held open (target < 50)`,
     );
     console.log(`load average after: ${load()}`);
+    if (profileFile) {
+      for (let i = 0; i < 600 && !existsSync(profileFile); i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      // Written in one call: give it a moment to finish.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      console.log(
+        `\nallocation over the ${profileWindow === 'start' ? "turns' starts" : 'whole turns'}: ${profileFile}`,
+      );
+      for (const line of allocationSummary(profileFile, streams)) console.log(line);
+    }
   } finally {
     await probe.close();
     await server.stop();
