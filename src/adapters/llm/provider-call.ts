@@ -90,7 +90,10 @@ export class ProviderCall implements Dispatcher.DispatchHandler {
     if (this.done && !this.complete) controller.abort(new Error('the reply was abandoned'));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number): void {
+    // undici's controller keeps the head's raw headers for the whole reply: a Buffer per name and
+    // value, each a view that holds the connection's first read alive. Nothing here reads them.
+    controller.rawHeaders = null;
     if (statusCode < 200) return; // informational: the answer's own status follows
     this.status = statusCode;
     if (statusCode >= 200 && statusCode <= 299)
