@@ -37,7 +37,7 @@ import { createWorkflowRoute, handoffChunk } from './chat.workflow-route.js';
 import type { Handoff as HandoffService } from './chat.handoff.js';
 import { HANDOFF_REASONS } from './chat.runtime.js';
 import { customerStatus, handoffStatusChunk } from './chat.turn-hold.js';
-import { abortAtLimit } from '../../lib/abort-limit.js';
+import { AbortLimit } from '../../lib/abort-limit.js';
 
 export interface TurnsDeps {
   db: Db;
@@ -332,7 +332,7 @@ export function createTurns(deps: TurnsDeps) {
         turn.persist().catch(() => undefined);
       };
       const { signal } = turn.abort;
-      const limit = abortAtLimit(turn.abort, clientSignal, deps.llmTimeoutMs);
+      const limit = new AbortLimit(turn.abort, clientSignal, deps.llmTimeoutMs);
       const conversationId = turn.conversation.id;
       let text = '';
       const actions: ToolAction[] = [];
