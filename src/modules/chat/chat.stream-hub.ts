@@ -61,9 +61,10 @@ export interface StreamHubOptions {
   maxEvents: number;
 }
 
+/** A kept event: its id is made again when it is replayed (a kept id string is ≈ 150 bytes an event). */
 interface Entry {
   seq: number;
-  id: string;
+  mark: EventCursor['mark'];
   event: StreamEvent;
 }
 
@@ -106,11 +107,13 @@ export class LiveTurn {
   push(event: StreamEvent): void {
     if (this.ended) return;
     const seq = this.seq++;
-    const id = eventId({ turnId: this.owner.turnId, seq, mark: this.markOf(event) });
+    const mark = this.markOf(event);
     if (this.events) {
-      if (this.events.length < this.options.maxEvents) this.events.push({ seq, id, event });
+      if (this.events.length < this.options.maxEvents) this.events.push({ seq, mark, event });
       else this.events = null;
     }
+    if (this.sinks.size === 0) return;
+    const id = eventId({ turnId: this.owner.turnId, seq, mark });
     for (const sink of this.sinks) sink.send(event, id);
   }
 
@@ -132,7 +135,8 @@ export class LiveTurn {
   attach(sink: StreamSink, afterSeq: number): boolean {
     if (!this.events && afterSeq < this.lastSeq) return false;
     for (const entry of this.events ?? []) {
-      if (entry.seq > afterSeq) sink.send(entry.event, entry.id);
+      if (entry.seq > afterSeq)
+        sink.send(entry.event, eventId({ turnId: this.owner.turnId, seq: entry.seq, mark: entry.mark }));
     }
     if (this.ended || sink.gone) {
       sink.close();
