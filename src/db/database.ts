@@ -25,7 +25,8 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-const PREPARED_MARK = '/* prepared */ ';
+/** The comment that marks a statement's text as a named prepared statement's (see `prepared`). */
+export const PREPARED_MARK = '/* prepared */ ';
 /** Distinct prepared statements a process keeps (past it, marked statements run unnamed). */
 const MAX_PREPARED = 256;
 
@@ -85,6 +86,14 @@ function preparingPool(pool: pg.Pool): PostgresPool {
   };
 }
 
+/** The pool under each database made by `createDatabase` (compiled statements run on it directly). */
+const pools = new WeakMap<object, pg.Pool>();
+
+/** The pool of a database made by `createDatabase`; undefined for a transaction (its own connection). */
+export function poolOf(db: Executor): pg.Pool | undefined {
+  return pools.get(db);
+}
+
 /** `-c name=value` startup options: session settings every pooled connection starts with. */
 export function sessionOptions(settings: Record<string, string>): string | undefined {
   const entries = Object.entries(settings);
@@ -112,6 +121,7 @@ export function createDatabase(
   // statement fails, and the pool drops it when it is released.
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  pools.set(db, pool);
   let closed = false;
   return {
     db,

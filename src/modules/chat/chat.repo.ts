@@ -1,7 +1,8 @@
 import { sql, type Insertable, type QueryCreator, type RawBuilder } from 'kysely';
 import { prepared, type Executor } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
-import type { Citation, ConversationsTable } from './chat.tables.js';
+import { statement, statementShapes, type Statement } from '../../db/statements.js';
+import type { ChatPendingTurnsTable, Citation, ConversationsTable } from './chat.tables.js';
 
 export type NewConversation = Insertable<ConversationsTable>;
 
@@ -29,6 +30,49 @@ export function conversationInsert(qc: QueryCreator<Database>, values: NewConver
     created_at: values.created_at,
     updated_at: values.updated_at,
   });
+}
+
+/** A turn in progress, as the turn journal writes it (chat.turn-journal.ts). */
+export type PendingTurnRow = Omit<ChatPendingTurnsTable, 'started_at'>;
+
+/** The journal's insert, alone or after its new conversation's (compiled once per shape). */
+const journalInsert = statementShapes(
+  (shape: 'turn' | 'conversation and turn') => (db, p: { turn: PendingTurnRow; conversation: NewConversation }) => {
+    const insert =
+      shape === 'conversation and turn'
+        ? db
+            .with('conversation', (qc) => conversationInsert(qc, p.conversation).returning('id'))
+            .insertInto('chat_pending_turns')
+        : db.insertInto('chat_pending_turns');
+    return insert
+      .values({
+        id: p.turn.id,
+        company_id: p.turn.company_id,
+        conversation_id: p.turn.conversation_id,
+        agent_id: p.turn.agent_id,
+        deployment_id: p.turn.deployment_id,
+        query: p.turn.query,
+        owner: p.turn.owner,
+      })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ query: p.turn.query }));
+  },
+);
+
+/** The turn into the journal; with `conversation`, its new conversation's row in the same statement. */
+export async function insertPendingTurn(db: Executor, turn: PendingTurnRow, conversation?: NewConversation) {
+  await journalInsert(conversation ? 'conversation and turn' : 'turn').execute(db, {
+    turn,
+    conversation: conversation!,
+  });
+}
+
+const journalDelete = statement((db, p: { id: string; owner: string }) =>
+  db.deleteFrom('chat_pending_turns').where('id', '=', p.id).where('owner', '=', p.owner),
+);
+
+/** The turn out of the journal (its owner's row only). */
+export async function deletePendingTurn(db: Executor, id: string, owner: string) {
+  await journalDelete.execute(db, { id, owner });
 }
 
 export async function insertConversation(db: Executor, values: NewConversation) {
@@ -276,44 +320,75 @@ export interface TurnWriteResult {
   recorded: boolean;
 }
 
+/**
+ * The support query's part of a turn's write, from the support-queries module: `params`, its
+ * values; `lock`, a common table expression following `conv_locked` that locks the turn's query;
+ * `closed`, whether it found it closed; `ctes`, the writes following `conv` — SQL over `params`
+ * (or a compiled statement's placeholders for them) whose text depends on `shape` alone.
+ */
+export interface TurnSupportPart {
+  shape: string;
+  params: object;
+  lock(params: object): RawBuilder<unknown>;
+  ctes(params: object, shape: string): RawBuilder<unknown>;
+  closed: RawBuilder<boolean>;
+}
+
 /** One turn's write (see `writeTurn`). */
 export interface TurnWrite {
   companyId: string;
   conversationId: string;
   /** The user's message, then the answer (ids made by the caller). */
   messages: [NewMessage & { id: string }, NewMessage & { id: string }];
-  /**
-   * The support query's part, from the support-queries module: `lock`, a common table expression
-   * following `conv_locked` that locks the turn's query; `closed`, whether it found it closed;
-   * `ctes`, the writes following `conv`. Null without support records.
-   */
-  support: { lock: RawBuilder<unknown>; ctes: RawBuilder<unknown>; closed: RawBuilder<boolean> } | null;
+  /** The support query's part; null without support records. */
+  support: TurnSupportPart | null;
   /** A closed conversation or support query refuses the turn (nothing is written). */
   refuseClosed: boolean;
 }
 
-/**
- * A turn's records in one statement, so one round trip (and, outside a transaction, one commit):
- * the conversation row locked (turns of one conversation serialise) with a rating given before
- * its first turn, then its support query locked, both messages, the support query opened or moved,
- * the conversation's counters and query. `written` is false when the conversation is gone or
- * (refuseClosed) it or its query is closed — as locked, so a closing that committed while the turn
- * was answering refuses it, though it is not in the statement's snapshot;
- * `recorded` is false when the support part wrote no query row: a query another turn opened
- * after this statement's snapshot (it waited for that turn's lock) is not visible to it.
- */
-export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWriteResult> {
-  const { companyId, conversationId, support } = write;
-  const rows = write.messages.map(
+/** A message's columns as the turn's statement binds them. */
+function messageValues(m: NewMessage & { id: string }) {
+  return {
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    citations: JSON.stringify(m.citations ?? []),
+    toolCalls: JSON.stringify(m.toolCalls ?? []),
+    model: m.model ?? null,
+    wasResolved: m.was_resolved ?? null,
+    responseTimeMs: m.response_time_ms ?? null,
+    finishReason: m.finish_reason ?? null,
+  };
+}
+
+interface TurnWriteParams {
+  companyId: string;
+  conversationId: string;
+  user: ReturnType<typeof messageValues>;
+  answer: ReturnType<typeof messageValues>;
+  support: object;
+}
+
+interface TurnWriteRow {
+  written: number;
+  query_id: string | null;
+  closed: boolean | null;
+  conversation_closed: boolean | null;
+  recorded: boolean;
+}
+
+/** The turn's statement for one shape (support part or none, refusing closed ones or not). */
+function turnWriteSql(p: TurnWriteParams, support: TurnSupportPart | null, refuse: boolean) {
+  const { companyId, conversationId } = p;
+  const rows = [p.user, p.answer].map(
     (m) =>
-      sql`(${m.id}, ${m.role}, ${m.content}, ${JSON.stringify(m.citations ?? [])}, ${JSON.stringify(m.toolCalls ?? [])},
-        ${m.model ?? null}, ${m.was_resolved ?? null}, ${m.response_time_ms ?? null}, ${m.finish_reason ?? null})`,
+      sql`(${m.id}, ${m.role}, ${m.content}, ${m.citations}, ${m.toolCalls},
+        ${m.model}, ${m.wasResolved}, ${m.responseTimeMs}, ${m.finishReason})`,
   );
-  const refuse = write.refuseClosed;
-  const lock = support && refuse ? sql`${support.lock},` : sql``;
+  const lock = support && refuse ? sql`${support.lock(p.support)},` : sql``;
   const queryClosed = support && refuse ? support.closed : sql<boolean>`false`;
   const open = refuse ? sql`where conv_locked.status <> 'closed' and not ${queryClosed}` : sql``;
-  const supportCtes = support ? sql`${support.ctes},` : sql``;
+  const supportCtes = support ? sql`${support.ctes(p.support, support.shape)},` : sql``;
   const supportSet = support
     ? sql`, support_query_id = coalesce(c.support_query_id, (select id from sq_opened), (select id from sq_moved)),
         end_user_id = case when c.support_query_id is null then coalesce((select id from sq_end_user), c.end_user_id)
@@ -322,13 +397,7 @@ export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWri
   const recorded = support ? sql`(select count(*) from sq_opened) + (select count(*) from sq_moved) > 0` : sql`false`;
   // A named prepared statement: its text takes a few shapes (support or not, a finished turn or
   // not), and planning this CTE costs more than running it.
-  const result = await prepared(sql<{
-    written: number;
-    query_id: string | null;
-    closed: boolean | null;
-    conversation_closed: boolean | null;
-    recorded: boolean;
-  }>`
+  return prepared(sql<TurnWriteRow>`
     with conv_locked as (
       select c.id, c.agent_id, c.support_query_id, c.external_user_id, c.deployment_id, c.status,
         (select f.rating from conversation_feedback f
@@ -358,7 +427,35 @@ export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWri
     )
     select (select count(*) from conv)::int as written, (select support_query_id from conv_set) as query_id,
       ${queryClosed} as closed, exists (select 1 from conv_locked where status = 'closed') as conversation_closed,
-      ${recorded} as recorded`).execute(db);
+      ${recorded} as recorded`);
+}
+
+/** The turn's statements, compiled once per shape. */
+const turnWrites = new Map<string, Statement<TurnWriteParams, TurnWriteRow>>();
+
+/**
+ * A turn's records in one statement, so one round trip (and, outside a transaction, one commit):
+ * the conversation row locked (turns of one conversation serialise) with a rating given before
+ * its first turn, then its support query locked, both messages, the support query opened or moved,
+ * the conversation's counters and query. `written` is false when the conversation is gone or
+ * (refuseClosed) it or its query is closed — as locked, so a closing that committed while the turn
+ * was answering refuses it, though it is not in the statement's snapshot;
+ * `recorded` is false when the support part wrote no query row: a query another turn opened
+ * after this statement's snapshot (it waited for that turn's lock) is not visible to it.
+ */
+export async function writeTurn(db: Executor, write: TurnWrite): Promise<TurnWriteResult> {
+  const { support } = write;
+  const refuse = write.refuseClosed;
+  const shape = `${support ? support.shape : 'no support'}:${refuse ? 'refuse closed' : 'take all'}`;
+  let turnWrite = turnWrites.get(shape);
+  if (!turnWrite) turnWrites.set(shape, (turnWrite = statement((_, p) => turnWriteSql(p, support, refuse))));
+  const result = await turnWrite.execute(db, {
+    companyId: write.companyId,
+    conversationId: write.conversationId,
+    user: messageValues(write.messages[0]),
+    answer: messageValues(write.messages[1]),
+    support: support?.params ?? {},
+  });
   const row = result.rows[0]!;
   return {
     written: row.written > 0,

@@ -176,29 +176,24 @@ export function createTurnJournal(deps: TurnJournalDeps) {
       // A process that has not beaten yet (not started) would read as dead to a sweeper.
       beating ??= beat().catch((error: Error) => deps.log.warn({ error: error.message }, 'chat turn heartbeat failed'));
       await beating;
-      const row = {
-        id: turn.id,
-        company_id: turn.companyId,
-        conversation_id: turn.conversationId,
-        agent_id: turn.agentId,
-        deployment_id: turn.deploymentId,
-        query: turn.query,
-        owner,
-      };
-      const insert = conversation
-        ? db
-            .with('conversation', (qc) => repo.conversationInsert(qc, conversation).returning('id'))
-            .insertInto('chat_pending_turns')
-        : db.insertInto('chat_pending_turns');
-      await insert
-        .values(row)
-        .onConflict((oc) => oc.column('id').doUpdateSet({ query: turn.query }))
-        .execute();
+      await repo.insertPendingTurn(
+        db,
+        {
+          id: turn.id,
+          company_id: turn.companyId,
+          conversation_id: turn.conversationId,
+          agent_id: turn.agentId,
+          deployment_id: turn.deploymentId,
+          query: turn.query,
+          owner,
+        },
+        conversation,
+      );
     },
 
     /** The turn's records are written (or it was refused): out of the journal. */
     async end(turnId: string): Promise<void> {
-      await db.deleteFrom('chat_pending_turns').where('id', '=', turnId).where('owner', '=', owner).execute();
+      await repo.deletePendingTurn(db, turnId, owner);
     },
 
     /** Interrupted turns of dead owners recorded as failed; returns how many. */

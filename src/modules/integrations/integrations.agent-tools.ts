@@ -10,6 +10,7 @@ import addFormatsModule from 'ajv-formats';
 import type { Db } from '../../db/database.js';
 import { ConnectorError, type AgentTool, type AgentToolResult } from '../../ports/connectors.js';
 import type { ConnectorRegistry } from './integrations.registry.js';
+import * as repo from './integrations.repo.js';
 import { scrubSecrets, secretContext, type IntegrationSecrets } from './integrations.secrets.js';
 
 // ajv-formats is CommonJS with a default export.
@@ -74,24 +75,9 @@ export function createAgentTools(deps: {
     return found;
   }
 
-  async function activeIntegrations(companyId: string, agent: { id: string; integration_ids: readonly string[] }) {
-    const ids = [...agent.integration_ids];
-    return db
-      .selectFrom('integrations')
-      .select(['id', 'company_id', 'type', 'name', 'config', 'discovered_tools'])
-      .where('company_id', '=', companyId)
-      .where('is_active', '=', true)
-      .where((eb) =>
-        ids.length ? eb.or([eb('agent_id', '=', agent.id), eb('id', 'in', ids)]) : eb('agent_id', '=', agent.id),
-      )
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-  }
-
   return {
     async forAgent(companyId: string, agent: { id: string; integration_ids: readonly string[] }) {
-      const rows = await activeIntegrations(companyId, agent);
+      const rows = await repo.activeForAgent(db, companyId, agent);
       const perType = new Map<string, number>();
       for (const row of rows) perType.set(row.type, (perType.get(row.type) ?? 0) + 1);
       const tools: AgentTool[] = [];

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { statementShapes } from '../../db/statements.js';
 import type { DiscoveredTool } from '../../ports/connectors.js';
 import type { IntegrationsTable } from './integrations.tables.js';
 
@@ -14,6 +15,38 @@ export async function findIntegration(db: Executor, companyId: string, id: strin
 }
 
 export type IntegrationRow = NonNullable<Awaited<ReturnType<typeof findIntegration>>>;
+
+/** An agent's active integrations (compiled once per shape: with `integration_ids` or without). */
+const activeForAgentStatement = statementShapes(
+  (shape: 'linked' | 'linked or listed') => (db, p: { companyId: string; agentId: string; ids: readonly string[] }) =>
+    db
+      .selectFrom('integrations')
+      .select(['id', 'company_id', 'type', 'name', 'config', 'discovered_tools'])
+      .where('company_id', '=', p.companyId)
+      .where('is_active', '=', sql<boolean>`true`)
+      .where((eb) =>
+        shape === 'linked or listed'
+          ? eb.or([eb('agent_id', '=', p.agentId), eb('id', '=', eb.fn.any(eb.val(p.ids)))])
+          : eb('agent_id', '=', p.agentId),
+      )
+      .orderBy('created_at')
+      .orderBy('id'),
+);
+
+/** The active integrations of the agent: linked to it by their `agent_id`, or named in its `integration_ids`. */
+export async function activeForAgent(
+  db: Executor,
+  companyId: string,
+  agent: { id: string; integration_ids: readonly string[] },
+) {
+  const ids = agent.integration_ids;
+  const result = await activeForAgentStatement(ids.length ? 'linked or listed' : 'linked').execute(db, {
+    companyId,
+    agentId: agent.id,
+    ids,
+  });
+  return result.rows;
+}
 
 /** The columns a caller's input may reach, named one by one. */
 export type IntegrationSettings = Pick<

@@ -120,7 +120,9 @@ export function createSupportRecorder(deps: { clock: Clock }) {
     /**
      * The support side of a chat turn written in the turn's own statement (see
      * `repo.turnRecordCtes`): opens the conversation's query on its first turn, already in the
-     * state `turn` leaves it in, or moves the existing one as `recordAgentTurn` does.
+     * state `turn` leaves it in, or moves the existing one as `recordAgentTurn` does. `params` are
+     * the values; `ctes`, `lock` and `closed` the SQL over them, whose text depends on `shape`
+     * alone (the turn's statement is compiled once per shape).
      */
     turnRecord(input: {
       companyId: string;
@@ -131,7 +133,8 @@ export function createSupportRecorder(deps: { clock: Clock }) {
       const text = `${input.query}\n${input.query}`;
       const turn = input.turn;
       return {
-        ctes: repo.turnRecordCtes({
+        shape: turn ? 'turn' : 'no turn',
+        params: repo.turnRecordParams({
           companyId: input.companyId,
           agentId: input.agentId,
           queryType: classifyQueryType(text),
@@ -147,7 +150,8 @@ export function createSupportRecorder(deps: { clock: Clock }) {
             actions: Math.max(0, turn.agentActions ?? 0),
           },
         }),
-        lock: repo.turnQueryLock(input.companyId),
+        ctes: (params: repo.TurnRecordParams, shape: string) => repo.turnRecordCtes(params, shape === 'turn'),
+        lock: (params: repo.TurnRecordParams) => repo.turnQueryLock(params.companyId),
         closed: repo.turnQueryClosed,
       };
     },

@@ -228,38 +228,67 @@ export interface TurnRecordValues {
 }
 
 /**
+ * The values of `turnRecordCtes` (the statement's parameters), worked out from the turn: the
+ * statement's text depends only on whether there is a turn (`moves`).
+ */
+export function turnRecordParams(v: TurnRecordValues) {
+  const turn = v.turn;
+  const resolved = turn?.resolved ?? false;
+  const escalated = turn?.escalated ?? false;
+  return {
+    companyId: v.companyId,
+    agentId: v.agentId,
+    queryType: v.queryType,
+    priority: v.priority,
+    subject: v.subject,
+    description: v.description,
+    now: v.now,
+    resolved,
+    escalated,
+    tools: turn ? [...new Set(turn.toolsUsed)] : [],
+    actions: turn?.actions ?? 0,
+    /** The turn's resolution (the existing query keeps its own when null). */
+    resolution: turn?.resolution ?? null,
+    /** A new query's: opened already in the state the turn leaves it in. */
+    status: !turn ? 'open' : resolved ? 'resolved' : 'in_progress',
+    openedResolution: resolved ? (turn?.resolution ?? '') : '',
+    resolvedAt: resolved ? v.now : null,
+    resolutionMethod: resolved ? (escalated ? 'human' : 'automated') : null,
+  };
+}
+
+export type TurnRecordParams = ReturnType<typeof turnRecordParams>;
+
+/**
  * The support side of a chat turn's single statement, as common table expressions following
  * the caller's `conv(id, support_query_id, external_user_id, deployment_id, feedback_rating)`
  * (the conversation row, locked): `sq_end_user` (the conversation's end user, when it has no
  * query yet), `sq_opened` (a new query, inserted already in the state the turn leaves it in,
  * carrying a rating given before the first turn), `sq_moved` (the existing query moved by the
- * turn: counters, tools, escalation, status — as the recorder's `recordAgentTurn` moves it).
- * Exactly one of `sq_opened` and `sq_moved` writes a row; both return `(id, user_id)`.
+ * turn: counters, tools, escalation, status — as the recorder's `recordAgentTurn` moves it; with
+ * no turn, `moves` false, only the rating given before it). Exactly one of `sq_opened` and
+ * `sq_moved` writes a row; both return `(id, user_id)`. `v` holds the values (`turnRecordParams`),
+ * or a compiled statement's placeholders for them.
  */
-export function turnRecordCtes(v: TurnRecordValues) {
-  const turn = v.turn;
-  const resolved = turn?.resolved ?? false;
-  const escalated = turn?.escalated ?? false;
-  const tools = turn ? [...new Set(turn.toolsUsed)] : [];
-  const status = !turn ? 'open' : resolved ? 'resolved' : 'in_progress';
+export function turnRecordCtes(v: TurnRecordParams, moves: boolean) {
   const existing = sql`coalesce(conv.support_query_id,
     (select s.id from support_queries s where s.company_id = ${v.companyId} and s.conversation_id = conv.id))`;
-  const moved = turn
+  const moved = moves
     ? sql`update support_queries q set
-        agent_actions_count = q.agent_actions_count + ${turn.actions}::int,
-        tools_used = q.tools_used || array(select t from unnest(${tools}::text[]) with ordinality u(t, i)
+        agent_actions_count = q.agent_actions_count + ${v.actions}::int,
+        tools_used = q.tools_used || array(select t from unnest(${v.tools}::text[]) with ordinality u(t, i)
                                            where t <> all(q.tools_used) order by i),
-        escalated_to_human = q.escalated_to_human or ${escalated},
+        escalated_to_human = q.escalated_to_human or ${v.escalated},
         updated_at = ${v.now},
-        resolution = coalesce(${turn.resolution}::text, q.resolution),
-        status = case when ${resolved} and q.status <> 'resolved' then 'resolved'
-                      when ${escalated} and q.status = 'resolved' then 'in_progress'
+        resolution = coalesce(${v.resolution}::text, q.resolution),
+        status = case when ${v.resolved} and q.status <> 'resolved' then 'resolved'
+                      when ${v.escalated} and q.status = 'resolved' then 'in_progress'
                       when q.status = 'open' then 'in_progress' else q.status end,
-        resolved_at = case when ${resolved} and q.status <> 'resolved' then ${v.now}
-                           when ${escalated} and q.status = 'resolved' then null else q.resolved_at end,
-        resolution_method = case when ${resolved} and q.status <> 'resolved'
-                                   then case when q.escalated_to_human or ${escalated} then 'human' else 'automated' end
-                                 when ${escalated} and q.status = 'resolved' then null else q.resolution_method end,
+        resolved_at = case when ${v.resolved} and q.status <> 'resolved' then ${v.now}
+                           when ${v.escalated} and q.status = 'resolved' then null else q.resolved_at end,
+        resolution_method = case when ${v.resolved} and q.status <> 'resolved'
+                                   then case when q.escalated_to_human or ${v.escalated} then 'human' else 'automated' end
+                                 when ${v.escalated} and q.status = 'resolved' then null else q.resolution_method end,
         customer_satisfaction = case when conv.support_query_id is null
                                      then coalesce(conv.feedback_rating, q.customer_satisfaction)
                                      else q.customer_satisfaction end
@@ -282,9 +311,9 @@ export function turnRecordCtes(v: TurnRecordValues) {
         subject, description, status, resolution, agent_actions_count, tools_used, escalated_to_human, resolved_at,
         resolution_method, customer_satisfaction, created_at, updated_at)
       select ${v.companyId}, u.id, ${v.agentId}, conv.deployment_id, conv.id, ${v.queryType}, ${v.priority},
-        ${v.subject}, ${v.description}, ${status}, ${resolved ? (turn?.resolution ?? '') : ''}, ${turn?.actions ?? 0}::int,
-        ${tools}::text[], ${escalated}, ${resolved ? v.now : null}::timestamptz,
-        ${resolved ? (escalated ? 'human' : 'automated') : null}::text, conv.feedback_rating, ${v.now}, ${v.now}
+        ${v.subject}, ${v.description}, ${v.status}, ${v.openedResolution}, ${v.actions}::int,
+        ${v.tools}::text[], ${v.escalated}, ${v.resolvedAt}::timestamptz,
+        ${v.resolutionMethod}::text, conv.feedback_rating, ${v.now}, ${v.now}
       from conv cross join sq_end_user u
       where not exists (select 1 from support_queries s where s.company_id = ${v.companyId} and s.conversation_id = conv.id)
       on conflict (conversation_id) where conversation_id is not null do nothing
