@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { createDatabase, type Db, type DatabaseHandle } from './db/database.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { createMetrics, instrumentLanguageModels, type Metrics } from './lib/metrics.js';
+import { createMetrics, modelCallMetrics, type Metrics } from './lib/metrics.js';
 import { createCpuPool, type CpuPool } from './lib/cpu-pool.js';
 import { cpuPoolOptions } from './cpu-kinds.js';
 import { SPEECH_KIND } from './adapters/espeak/espeak-tts.js';
@@ -235,10 +235,11 @@ export function createContainer(options: ContainerOptions): Container {
   });
   // Every model-provider call goes through this one dispatcher (LLM_HTTP2, LLM_CA_FILE).
   const modelDispatcher = createModelDispatcher(config.chat.llmHttp);
-  const llm = instrumentLanguageModels(
-    createLlmClient({ providers: config.chat.llmProviders, dispatcher: modelDispatcher }),
-    metrics,
-  );
+  const llm = createLlmClient({
+    providers: config.chat.llmProviders,
+    dispatcher: modelDispatcher,
+    observer: modelCallMetrics(metrics),
+  });
   const supportQueries = createSupportQueriesService({ db, clock, ...config.insights });
   // Support rollups are folded in the background where jobs run (readers add what is pending).
   const rollupFolder = createRollupFolder({ db, log: log.child({ module: 'support-queries' }) });

@@ -4,6 +4,7 @@
  * buffering off so that each event leaves as it is written.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyReply } from 'fastify';
 
 /** Hijacks `reply`, writes a 200 head for `text/event-stream` and returns the socket's response. */
@@ -16,8 +17,21 @@ export function startEventStream(reply: FastifyReply): ServerResponse {
     'x-accel-buffering': 'no',
   };
   reply.hijack();
-  reply.raw.writeHead(200, headers as Record<string, string>);
-  return reply.raw;
+  const raw = reply.raw;
+  raw.writeHead(200, headers as Record<string, string>);
+  // The head is sent by itself, corked with what this tick writes next (the first event): still
+  // one packet. Sent apart rather than prefixed to the first write, the head Node keeps for the
+  // response's life (`_header`, a string of ≈ 40 concatenations) is the very string written, which
+  // V8 flattens in place: ≈ 1 KiB less per open stream.
+  const socket = raw.socket;
+  socket?.cork();
+  raw.flushHeaders();
+  if (socket) process.nextTick(uncork, socket);
+  return raw;
+}
+
+function uncork(socket: Socket): void {
+  socket.uncork();
 }
 
 interface Beat {

@@ -6,7 +6,7 @@
  * /metrics is scraped.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { LanguageModels, LlmUsage } from '../ports/llm.js';
+import type { LlmCallObserver } from '../ports/llm.js';
 import type { CpuKindStats, CpuPoolObserver } from './cpu-pool.js';
 
 /** The counts a pg Pool exposes. */
@@ -209,40 +209,16 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** Language models whose calls are timed and whose reported tokens are counted. */
-export function instrumentLanguageModels(
-  llm: LanguageModels,
+/** The observer of model calls (the LLM client's) that times them and counts their reported tokens. */
+export function modelCallMetrics(
   metrics: Pick<Metrics, 'modelLatency' | 'modelFirstToken' | 'modelTokens'>,
-): LanguageModels {
+): LlmCallObserver {
   return {
-    providers: () => llm.providers(),
-    checkModel: (model) => llm.checkModel(model),
-    async *stream(request) {
-      const model = request.model;
-      const started = performance.now();
-      const seconds = () => (performance.now() - started) / 1000;
-      const onUsage = (usage: LlmUsage) => {
-        if (usage.inputTokens) metrics.modelTokens.inc({ model, direction: 'input' }, usage.inputTokens);
-        if (usage.outputTokens) metrics.modelTokens.inc({ model, direction: 'output' }, usage.outputTokens);
-        request.onUsage?.(usage);
-      };
-      let outcome = 'ok';
-      let first = true;
-      try {
-        for await (const delta of llm.stream({ ...request, onUsage })) {
-          if (first) {
-            first = false;
-            metrics.modelFirstToken.observe({ model }, seconds());
-          }
-          yield delta;
-        }
-      } catch (error) {
-        outcome = 'error';
-        throw error;
-      } finally {
-        if (outcome === 'ok' && request.signal.aborted) outcome = 'aborted';
-        metrics.modelLatency.observe({ model, outcome }, seconds());
-      }
+    firstPart: (model, seconds) => metrics.modelFirstToken.observe({ model }, seconds),
+    usage(model, usage) {
+      if (usage.inputTokens) metrics.modelTokens.inc({ model, direction: 'input' }, usage.inputTokens);
+      if (usage.outputTokens) metrics.modelTokens.inc({ model, direction: 'output' }, usage.outputTokens);
     },
+    ended: (model, outcome, seconds) => metrics.modelLatency.observe({ model, outcome }, seconds),
   };
 }

@@ -58,6 +58,19 @@ export interface LlmUsage {
   outputTokens: number | undefined;
 }
 
+/**
+ * What a call's observer hears. Told by the client itself rather than by a wrapping generator: a
+ * wrapper adds a generator, its frame, a copy of the request and closures to every open stream.
+ */
+export interface LlmCallObserver {
+  /** The first part of the reply came, `seconds` after the call started. */
+  firstPart(model: string, seconds: number): void;
+  /** The tokens the provider reported for the call. */
+  usage(model: string, usage: LlmUsage): void;
+  /** The call is over: read to its end (`ok`), failed, or stopped by its signal. */
+  ended(model: string, outcome: 'ok' | 'error' | 'aborted', seconds: number): void;
+}
+
 /** A failure of the provider, with whether trying again later may succeed. */
 export class LlmError extends Error {
   override readonly name = 'LlmError';

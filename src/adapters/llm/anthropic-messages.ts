@@ -8,7 +8,7 @@
  * input JSON in pieces, whole at its stop), `message_delta` (output usage), `message_stop`, `ping`,
  * and an `error` event when the provider fails mid-way.
  */
-import type { LlmRequest, LlmStreamPart } from '../../ports/llm.js';
+import type { LlmRequest, LlmStreamPart, LlmUsage } from '../../ports/llm.js';
 import { providerErrorOf, type LlmErrors, type ProviderError } from './llm-errors.js';
 import { parseEvent, systemText, toToolCall, type Protocol, type StreamReader, type WireRequest } from './protocol.js';
 
@@ -108,10 +108,7 @@ class AnthropicReader implements StreamReader {
   private usage: Usage | undefined;
   private first = true;
 
-  constructor(
-    private readonly request: LlmRequest,
-    private readonly errors: LlmErrors,
-  ) {}
+  constructor(private readonly errors: LlmErrors) {}
 
   event(_event: string, data: string, out: LlmStreamPart[]): void {
     const value = parseEvent(data, this.errors);
@@ -167,15 +164,15 @@ class AnthropicReader implements StreamReader {
     }
   }
 
-  end(): void {
+  end(): LlmUsage {
     const usage = this.usage;
-    this.request.onUsage?.({
+    return {
       inputTokens:
         usage?.input_tokens == null
           ? undefined
           : usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
       outputTokens: usage?.output_tokens ?? undefined,
-    });
+    };
   }
 }
 
@@ -190,5 +187,5 @@ export const anthropicMessagesProtocol: Protocol = {
     if (apiKey) headers['x-api-key'] = apiKey;
     return { path: '/messages', headers, body: anthropicBody(request, modelId) };
   },
-  reader: (request, errors) => new AnthropicReader(request, errors),
+  reader: (errors) => new AnthropicReader(errors),
 };

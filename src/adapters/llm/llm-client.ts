@@ -12,7 +12,13 @@
  */
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import type { LlmProviderConfig } from '../../config.js';
-import { LlmError, type LanguageModels, type LlmRequest, type LlmStreamPart } from '../../ports/llm.js';
+import {
+  LlmError,
+  type LanguageModels,
+  type LlmCallObserver,
+  type LlmRequest,
+  type LlmStreamPart,
+} from '../../ports/llm.js';
 import { anthropicMessagesProtocol } from './anthropic-messages.js';
 import { LlmErrors } from './llm-errors.js';
 import { openAiChatProtocol } from './openai-chat.js';
@@ -23,6 +29,8 @@ export interface LlmClientOptions {
   providers: LlmProviderConfig[];
   /** The connections to the providers (a shared pool, HTTP/2, a proxy, tests); unset: undici's global one. */
   dispatcher?: Dispatcher;
+  /** Told of every call's first part, usage and end (the service's metrics). */
+  observer?: LlmCallObserver;
 }
 
 interface Provider {
@@ -59,7 +67,7 @@ export function createLlmClient(options: LlmClientOptions): LanguageModels {
       return [config.name, { config, protocol, origin: base.origin, basePath, errors: new LlmErrors(config.apiKey) }];
     }),
   );
-  const dispatcher = options.dispatcher;
+  const { dispatcher, observer } = options;
 
   /**
    * Sends the request. Its JSON lives only here, not in the generator's frame, which an open
@@ -67,7 +75,7 @@ export function createLlmClient(options: LlmClientOptions): LanguageModels {
    */
   function start(provider: Provider, request: LlmRequest, modelId: string): ProviderCall {
     const wire = provider.protocol.request(request, modelId, provider.config.apiKey);
-    const call = new ProviderCall(request.signal, provider.protocol.reader(request, provider.errors), provider.errors);
+    const call = new ProviderCall(request.signal, provider.protocol.reader(provider.errors), provider.errors);
     call.start(dispatcher ?? getGlobalDispatcher(), {
       origin: provider.origin,
       path: provider.basePath + wire.path,
@@ -79,18 +87,37 @@ export function createLlmClient(options: LlmClientOptions): LanguageModels {
   }
 
   async function* stream(request: LlmRequest): AsyncGenerator<LlmStreamPart, void, undefined> {
-    const [providerName, modelId] = split(request.model);
-    const provider = providers.get(providerName);
-    if (!provider) throw new LlmError(`Model provider "${providerName}" is not configured`, false);
-    const { signal } = request;
-    if (signal.aborted) return;
-    const call = start(provider, request, modelId);
+    const started = performance.now();
+    const { model, signal } = request;
+    let outcome: 'ok' | 'error' | 'aborted' = 'ok';
+    let call: ProviderCall | null = null;
     try {
-      for (let parts = await call.take(); parts; parts = await call.take())
+      const [providerName, modelId] = split(model);
+      const provider = providers.get(providerName);
+      if (!provider) throw new LlmError(`Model provider "${providerName}" is not configured`, false);
+      if (signal.aborted) return;
+      call = start(provider, request, modelId);
+      let first = Boolean(observer);
+      for (let parts = await call.take(); parts; parts = await call.take()) {
+        if (first) {
+          first = false;
+          observer!.firstPart(model, (performance.now() - started) / 1000);
+        }
         for (let i = 0; i < parts.length; i++) yield parts[i]!;
+      }
+    } catch (error) {
+      outcome = 'error';
+      throw error;
     } finally {
       // Stopped early (an error event, a consumer that left): the connection is closed, not reused.
-      call.close();
+      call?.close();
+      const usage = call?.usage;
+      if (usage) {
+        request.onUsage?.(usage);
+        observer?.usage(model, usage);
+      }
+      if (outcome === 'ok' && signal.aborted) outcome = 'aborted';
+      observer?.ended(model, outcome, (performance.now() - started) / 1000);
     }
   }
 

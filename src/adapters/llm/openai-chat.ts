@@ -10,7 +10,7 @@
  * `[DONE]`.
  */
 import { randomUUID } from 'node:crypto';
-import type { LlmRequest, LlmStreamPart } from '../../ports/llm.js';
+import type { LlmRequest, LlmStreamPart, LlmUsage } from '../../ports/llm.js';
 import { openAiErrorRetryable, openAiErrorStatus, providerErrorOf, type LlmErrors } from './llm-errors.js';
 import { parseEvent, systemText, toToolCall, type Protocol, type StreamReader, type WireRequest } from './protocol.js';
 
@@ -94,10 +94,7 @@ class OpenAiChatReader implements StreamReader {
   private usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
   private output = false;
 
-  constructor(
-    private readonly request: LlmRequest,
-    private readonly errors: LlmErrors,
-  ) {}
+  constructor(private readonly errors: LlmErrors) {}
 
   event(_event: string, data: string, out: LlmStreamPart[]): void {
     if (data === '[DONE]') return;
@@ -156,7 +153,7 @@ class OpenAiChatReader implements StreamReader {
     });
   }
 
-  end(out: LlmStreamPart[]): void {
+  end(out: LlmStreamPart[]): LlmUsage {
     if (this.calls) {
       const calls = this.calls.every((call) => call.index !== undefined)
         ? [...this.calls].sort((a, b) => a.index! - b.index! || a.sequence - b.sequence)
@@ -164,10 +161,10 @@ class OpenAiChatReader implements StreamReader {
       for (const call of calls) out.push(toToolCall({ toolCallId: call.id, toolName: call.name, input: call.args }));
     }
     const usage = this.usage;
-    this.request.onUsage?.({
+    return {
       inputTokens: usage ? (usage.prompt_tokens ?? 0) : undefined,
       outputTokens: usage ? (usage.completion_tokens ?? 0) : undefined,
-    });
+    };
   }
 }
 
@@ -179,6 +176,6 @@ export function openAiChatProtocol(strictOpenAi: boolean): Protocol {
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
       return { path: '/chat/completions', headers, body: openAiChatBody(request, modelId, strictOpenAi) };
     },
-    reader: (request, errors) => new OpenAiChatReader(request, errors),
+    reader: (errors) => new OpenAiChatReader(errors),
   };
 }

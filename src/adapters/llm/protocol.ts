@@ -2,7 +2,7 @@
  * What a provider protocol is to the client: the request it sends for a reply, and a reader that
  * turns the events of its streamed answer into the port's parts (text deltas and whole tool calls).
  */
-import type { LlmRequest, LlmStreamPart, LlmToolCall } from '../../ports/llm.js';
+import type { LlmRequest, LlmStreamPart, LlmToolCall, LlmUsage } from '../../ports/llm.js';
 import type { LlmErrors } from './llm-errors.js';
 
 export interface WireRequest {
@@ -15,14 +15,14 @@ export interface WireRequest {
 export interface StreamReader {
   /** One server-sent event: what it yields goes into `out`; an error event throws LlmError. */
   event(event: string, data: string, out: LlmStreamPart[]): void;
-  /** The stream ended cleanly: tool calls still open go into `out`, the usage is reported. */
-  end(out: LlmStreamPart[]): void;
+  /** The stream ended cleanly: tool calls still open go into `out`; returns the call's usage. */
+  end(out: LlmStreamPart[]): LlmUsage;
 }
 
 export interface Protocol {
   defaultBaseUrl: string | undefined;
   request(request: LlmRequest, modelId: string, apiKey: string | undefined): WireRequest;
-  reader(request: LlmRequest, errors: LlmErrors): StreamReader;
+  reader(errors: LlmErrors): StreamReader;
 }
 
 /** The instructions of a request: its system messages, in order, as one text (empty: none). */

@@ -10,7 +10,7 @@
  * controller's: the connection is paused while more than `MAX_QUEUED` parts wait.
  */
 import type { Dispatcher } from 'undici';
-import { LlmError, type LlmStreamPart } from '../../ports/llm.js';
+import { LlmError, type LlmStreamPart, type LlmUsage } from '../../ports/llm.js';
 import type { LlmErrors } from './llm-errors.js';
 import type { StreamReader } from './protocol.js';
 import { SseParser } from './sse.js';
@@ -41,6 +41,8 @@ export class ProviderCall implements Dispatcher.DispatchHandler {
   private done = false;
   /** The answer ended cleanly (the connection may be reused). */
   private complete = false;
+  /** The tokens the provider reported, once the answer ended cleanly. */
+  usage: LlmUsage | null = null;
   private waiting: (() => void) | null = null;
   private readonly onAbort = () => this.stop(this.signal.reason);
 
@@ -90,7 +92,10 @@ export class ProviderCall implements Dispatcher.DispatchHandler {
     if (this.done && !this.complete) controller.abort(new Error('the reply was abandoned'));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number): void {
+    // undici's controller keeps the head's raw headers for the whole reply: a Buffer per name and
+    // value, each a view that holds the connection's first read alive. Nothing here reads them.
+    controller.rawHeaders = null;
     if (statusCode < 200) return; // informational: the answer's own status follows
     this.status = statusCode;
     if (statusCode >= 200 && statusCode <= 299)
@@ -126,7 +131,7 @@ export class ProviderCall implements Dispatcher.DispatchHandler {
     }
     try {
       this.parser!.end();
-      this.reader.end(this.parts);
+      this.usage = this.reader.end(this.parts);
       this.complete = true;
       this.finish(null);
     } catch (error) {

@@ -14,15 +14,23 @@ const ev = (type: StreamEvent['type'], content = '', extra: Record<string, unkno
 });
 
 function sink() {
-  const controller = new AbortController();
   const received: { id: string; event: StreamEvent }[] = [];
   let closed = false;
+  let gone = false;
+  let onGone: (() => void) | null = null;
   const value: StreamSink = {
-    signal: controller.signal,
+    get gone() {
+      return gone;
+    },
+    onGone: (listener) => (onGone = listener),
     send: (event, id) => received.push({ id, event }),
     close: () => (closed = true),
   };
-  return { value, received, leave: () => controller.abort(), closed: () => closed };
+  const leave = () => {
+    gone = true;
+    onGone?.();
+  };
+  return { value, received, leave, closed: () => closed };
 }
 
 const options = { resumeMs: 60_000, maxTurns: 10, maxEvents: 100 };

@@ -40,8 +40,10 @@ export function parseEventId(value: string): EventCursor | null {
 
 /** A connected client: events with their ids, then `close` once the turn has ended. */
 export interface StreamSink {
-  /** Aborts when the client goes away. */
-  signal: AbortSignal;
+  /** The client went away. */
+  readonly gone: boolean;
+  /** Calls `listener` once when the client goes away (one listener: the turn it is attached to). */
+  onGone(listener: () => void): void;
   send(event: StreamEvent, id: string): void;
   close(): void;
 }
@@ -59,9 +61,10 @@ export interface StreamHubOptions {
   maxEvents: number;
 }
 
+/** A kept event: its id is made again when it is replayed (a kept id string is ≈ 150 bytes an event). */
 interface Entry {
   seq: number;
-  id: string;
+  mark: EventCursor['mark'];
   event: StreamEvent;
 }
 
@@ -76,14 +79,15 @@ export class LiveTurn {
   private seq = 0;
   private chars = 0;
   private abandon: NodeJS.Timeout | null = null;
-  private readonly controller = new AbortController();
   private resolveDone!: () => void;
 
+  /** `controller`: the turn's own abort (chat.turn-types.ts), so that the turn holds one signal, not two. */
   constructor(
     readonly owner: TurnOwner,
     buffered: boolean,
     private readonly options: StreamHubOptions,
     private readonly onEnd: (turn: LiveTurn) => void,
+    private readonly controller = new AbortController(),
   ) {
     this.events = buffered ? [] : null;
     this.signal = this.controller.signal;
@@ -103,11 +107,13 @@ export class LiveTurn {
   push(event: StreamEvent): void {
     if (this.ended) return;
     const seq = this.seq++;
-    const id = eventId({ turnId: this.owner.turnId, seq, mark: this.markOf(event) });
+    const mark = this.markOf(event);
     if (this.events) {
-      if (this.events.length < this.options.maxEvents) this.events.push({ seq, id, event });
+      if (this.events.length < this.options.maxEvents) this.events.push({ seq, mark, event });
       else this.events = null;
     }
+    if (this.sinks.size === 0) return;
+    const id = eventId({ turnId: this.owner.turnId, seq, mark });
     for (const sink of this.sinks) sink.send(event, id);
   }
 
@@ -129,15 +135,16 @@ export class LiveTurn {
   attach(sink: StreamSink, afterSeq: number): boolean {
     if (!this.events && afterSeq < this.lastSeq) return false;
     for (const entry of this.events ?? []) {
-      if (entry.seq > afterSeq) sink.send(entry.event, entry.id);
+      if (entry.seq > afterSeq)
+        sink.send(entry.event, eventId({ turnId: this.owner.turnId, seq: entry.seq, mark: entry.mark }));
     }
-    if (this.ended || sink.signal.aborted) {
+    if (this.ended || sink.gone) {
       sink.close();
       return true;
     }
     this.sinks.add(sink);
     this.clearAbandon();
-    sink.signal.addEventListener('abort', () => this.detach(sink), { once: true });
+    sink.onGone(() => this.detach(sink));
     return true;
   }
 
@@ -211,15 +218,18 @@ export function createStreamHub(options: StreamHubOptions) {
   }
 
   return {
-    /** Registers a new turn; past `maxTurns`, ended turns are evicted first, else it is unbuffered. */
-    open(owner: TurnOwner): LiveTurn {
+    /**
+     * Registers a new turn, abandoned through `controller` (else one of its own); past `maxTurns`,
+     * ended turns are evicted first, else it is unbuffered.
+     */
+    open(owner: TurnOwner, controller?: AbortController): LiveTurn {
       // Past the bound, the turns that ended longest ago make room (`expiries` is in end order),
       // without walking the running ones: thousands may be open at once.
       for (const turnId of expiries.keys()) {
         if (turns.size < options.maxTurns) break;
         evict(turnId);
       }
-      const turn = new LiveTurn(owner, turns.size < options.maxTurns, options, onEnd);
+      const turn = new LiveTurn(owner, turns.size < options.maxTurns, options, onEnd, controller);
       turns.set(owner.turnId, turn);
       return turn;
     },

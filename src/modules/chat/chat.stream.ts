@@ -60,7 +60,10 @@ export async function streamPrepared(
   hooks: StreamHooks = {},
 ): Promise<void> {
   const conversation_id = turn.conversation.id;
-  const live = chat.streams.open({ turnId: turn.id, companyId: turn.caller.companyId, agentId: turn.agent.id });
+  const live = chat.streams.open(
+    { turnId: turn.id, companyId: turn.caller.companyId, agentId: turn.agent.id },
+    turn.abort,
+  );
   live.attach(openEventStream(reply, options.heartbeatMs, options.retryMs), -1);
   const { rewrite } = hooks;
   let queued: Promise<void> = Promise.resolve();

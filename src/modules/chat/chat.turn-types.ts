@@ -29,7 +29,13 @@ export interface PreparedTurn {
   startedAt: number;
   /** Knowledge search started while the turn was prepared (text queries). */
   retrieval: Promise<KbPassage[]> | null;
-  retrievalAbort: AbortController;
+  /**
+   * The turn's one abort: its knowledge search, model call and tools stop on it. `run` aborts it
+   * when the caller's signal does or at the time limit; a streamed turn's hub aborts it directly
+   * (chat.stream-hub.ts). One controller rather than one per purpose: an AbortSignal is ≈ 0.8 KiB
+   * of heap (1.2 with a timeout, 1.3 more for `AbortSignal.any`), held as long as the turn.
+   */
+  abort: AbortController;
   /** The caller's sampling settings (OpenAI-compatible endpoint), honoured by model agents. */
   options: TurnOptions;
   /** A workflow moved the conversation to this turn's agent: said (a `chunk`) before the answer. */

@@ -37,6 +37,7 @@ import { createWorkflowRoute, handoffChunk } from './chat.workflow-route.js';
 import type { Handoff as HandoffService } from './chat.handoff.js';
 import { HANDOFF_REASONS } from './chat.runtime.js';
 import { customerStatus, handoffStatusChunk } from './chat.turn-hold.js';
+import { AbortLimit } from '../../lib/abort-limit.js';
 
 export interface TurnsDeps {
   db: Db;
@@ -198,12 +199,10 @@ export function createTurns(deps: TurnsDeps) {
     const routed = found ? null : await workflows?.route(caller, agentId, query, conversationId);
     const agent = found ?? routed?.agent;
     if (!agent) throw AppErrors.notFound('Agent', agentId);
-    const retrievalAbort = new AbortController();
-    const retrieval = query
-      ? deps.runtime.retrieve(caller.companyId, query, agent.collection_ids, retrievalAbort.signal)
-      : null;
+    const abort = new AbortController();
+    const retrieval = query ? deps.runtime.retrieve(caller.companyId, query, agent.collection_ids, abort.signal) : null;
     retrieval?.catch(() => undefined);
-    return { agent, routed, retrieval, retrievalAbort };
+    return { agent, routed, retrieval, abort };
   }
 
   /**
@@ -214,7 +213,7 @@ export function createTurns(deps: TurnsDeps) {
     turn: PreparedTurn,
     emit: (event: Omit<StreamEvent, 'conversation_id'>) => void,
   ): Promise<TurnResult | null> {
-    turn.retrievalAbort.abort();
+    // The search started for the agent runs to its end: a released conversation still needs it.
     const held = await deps.handoff!.customerMessage({
       companyId: turn.caller.companyId,
       conversationId: turn.conversation.id,
@@ -268,7 +267,7 @@ export function createTurns(deps: TurnsDeps) {
           ? liveDeployment(caller.companyId, key)
           : Promise.resolve(null);
       deployment.catch(() => undefined);
-      const { agent, routed, retrieval, retrievalAbort } = await agentAndRetrieval(
+      const { agent, routed, retrieval, abort } = await agentAndRetrieval(
         caller,
         key.agentId,
         query !== '' && !audio ? query : null,
@@ -302,13 +301,13 @@ export function createTurns(deps: TurnsDeps) {
           audio,
           startedAt,
           retrieval,
-          retrievalAbort,
+          abort,
           options,
           handoff: routed?.handoff ?? null,
           held: Boolean(deps.handoff) && conversation.handler !== 'bot',
         };
       } catch (error) {
-        retrievalAbort.abort();
+        abort.abort();
         throw error;
       }
     },
@@ -332,8 +331,8 @@ export function createTurns(deps: TurnsDeps) {
         producing = true;
         turn.persist().catch(() => undefined);
       };
-      const signal = AbortSignal.any([clientSignal, AbortSignal.timeout(deps.llmTimeoutMs)]);
-      signal.addEventListener('abort', () => turn.retrievalAbort.abort(), { once: true });
+      const { signal } = turn.abort;
+      const limit = new AbortLimit(turn.abort, clientSignal, deps.llmTimeoutMs);
       const conversationId = turn.conversation.id;
       let text = '';
       const actions: ToolAction[] = [];
@@ -349,7 +348,10 @@ export function createTurns(deps: TurnsDeps) {
         }
         if (turn.held) {
           const held = await holdForPerson(turn, emit);
-          if (held) return held;
+          if (held) {
+            limit.release();
+            return held;
+          }
         }
         const input = {
           companyId: turn.caller.companyId,
@@ -397,7 +399,7 @@ export function createTurns(deps: TurnsDeps) {
           tools,
         );
         // The model stops quietly when its signal aborts; past the time limit that is a failure.
-        if (signal.aborted && !clientSignal.aborted)
+        if (limit.timedOut)
           throw new AppError(504, `The agent did not answer within ${deps.llmTimeoutMs} ms`, 'GatewayTimeout');
         if (outcome.citations.length)
           emit({
@@ -411,7 +413,8 @@ export function createTurns(deps: TurnsDeps) {
       } catch (error) {
         failure = error;
       }
-      const finish = clientSignal.aborted ? 'aborted' : failure ? 'error' : 'stop';
+      const finish = limit.callerAborted ? 'aborted' : failure ? 'error' : 'stop';
+      limit.release();
       deps.metrics?.chatTurns.inc({ finish, provider: turn.agent.model.split(':', 1)[0]! });
       // Every tool a turn calls is counted here. The knowledge search is the one tool so far (the
       // support query records it as `knowledge_base` in tools_used); tools the model calls will
@@ -458,7 +461,7 @@ export function createTurns(deps: TurnsDeps) {
       }
       if (failure && finish === 'error') {
         if (failure instanceof AppError) throw failure;
-        if (signal.aborted)
+        if (limit.timedOut)
           throw new AppError(504, `The agent did not answer within ${deps.llmTimeoutMs} ms`, 'GatewayTimeout');
         throw failure;
       }
