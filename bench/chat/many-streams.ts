@@ -195,6 +195,9 @@ async function main() {
       BOOTSTRAP_API_TOKEN: apiToken,
       // Every client is 127.0.0.1: the per-address bound (256) would refuse the burst.
       HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+      // A turn is held `--hold` s by the provider, past the model time limit's default (120 s):
+      // the limit is set beyond the hold and the burst's opening.
+      CHAT_LLM_TIMEOUT_MS: String((holdSeconds + 600) * 1000),
       ...fakeProviderEnv(fake.url),
       ...(certificate ? { LLM_HTTP2: 'true', LLM_CA_FILE: certificate.certFile } : {}),
     },
