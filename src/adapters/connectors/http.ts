@@ -9,7 +9,9 @@
  * header and what it decodes to, credential-named headers, form fields and query parameters) in
  * every encoding, and of anything shaped like a credential, before a word of it is read.
  */
+import type { Transformer } from 'node:stream/web';
 import { Agent, fetch as undiciFetch, request } from 'undici';
+import { startTimeLimit } from '../../lib/abort-limit.js';
 import { createScrubber, type Scrubber } from '../../lib/scrub.js';
 import { ConnectorError } from '../../ports/connectors.js';
 import { BlockedAddressError, checkHostName, guardedLookup, type ResolveAddresses } from './network-guard.js';
@@ -224,10 +226,10 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
     return Buffer.concat(chunks);
   }
 
-  function failure(call: HttpCall, url: URL, error: unknown, timeout: AbortSignal): Error {
+  function failure(call: HttpCall, url: URL, error: unknown, timedOut: boolean): Error {
     if (error instanceof ConnectorError) return error;
     if (call.signal.aborted) return (call.signal.reason as Error) ?? new Error('aborted');
-    if (timeout.aborted) {
+    if (timedOut) {
       return new ConnectorError(call.vendor, `no answer within ${options.timeoutMs} ms`, { retryable: true });
     }
     const cause = ((error as { cause?: unknown }).cause ?? error) as NodeJS.ErrnoException;
@@ -246,8 +248,7 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
   return {
     async request(call) {
       const url = target(call);
-      const timeout = AbortSignal.timeout(options.timeoutMs);
-      const signal = AbortSignal.any([call.signal, timeout]);
+      const limit = startTimeLimit(call.signal, options.timeoutMs);
       const headers: Record<string, string> = {
         'user-agent': options.userAgent ?? 'Switchboard integrations',
         accept:
@@ -271,7 +272,7 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
               : call.form !== undefined
                 ? new URLSearchParams(call.form).toString()
                 : undefined,
-          signal,
+          signal: limit.signal,
         });
         const { statusCode: status, headers: answerHeaders, body } = response;
         if (status >= 300 && status < 400) {
@@ -306,7 +307,9 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
         }
         return { status, headers: answerHeaders, body: parsed };
       } catch (error) {
-        throw failure(call, url, error, timeout);
+        throw failure(call, url, error, limit.timedOut);
+      } finally {
+        limit.release();
       }
     },
     fetchFor(vendor) {
@@ -318,19 +321,23 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
           signal: init.signal ?? new AbortController().signal,
         };
         const url = target(call);
-        const timeout = AbortSignal.timeout(options.timeoutMs);
+        // The limit covers the body too, read by the caller after this returns: released when the
+        // body ends, fails or is cancelled.
+        const limit = startTimeLimit(call.signal, options.timeoutMs);
         let answer: Awaited<ReturnType<typeof undiciFetch>>;
         try {
           answer = await undiciFetch(url, {
             ...(init as object),
             redirect: 'manual',
             dispatcher: agent,
-            signal: AbortSignal.any([call.signal, timeout]),
+            signal: limit.signal,
           });
         } catch (error) {
-          throw failure(call, url, error, timeout);
+          limit.release();
+          throw failure(call, url, error, limit.timedOut);
         }
         if (answer.status >= 300 && answer.status < 400) {
+          limit.release();
           await answer.body?.cancel();
           throw new ConnectorError(vendor, `redirected (HTTP ${answer.status}); redirects are not followed`, {
             status: answer.status,
@@ -339,28 +346,38 @@ export function createConnectorHttp(options: ConnectorHttpOptions): ConnectorHtt
         }
         const max = options.maxResponseBytes;
         if (Number(answer.headers.get('content-length') ?? 0) > max) {
+          limit.release();
           await answer.body?.cancel();
           throw new ConnectorError(vendor, `the answer is larger than ${max} bytes`, {
             status: answer.status,
             retryable: false,
           });
         }
+        if (!answer.body) limit.release();
         let size = 0;
-        const capped = answer.body?.pipeThrough(
-          new TransformStream<Uint8Array, Uint8Array>({
-            transform(chunk, controller) {
-              size += chunk.byteLength;
-              if (size > max)
-                controller.error(
-                  new ConnectorError(vendor, `the answer is larger than ${max} bytes`, {
-                    status: answer.status,
-                    retryable: false,
-                  }),
-                );
-              else controller.enqueue(chunk);
-            },
-          }),
-        );
+        // `cancel` (the upstream failed or the reader cancelled) is the streams standard's, not yet
+        // in TypeScript's types; a runtime without it keeps the limit until it passes, no longer.
+        const capping: Transformer<Uint8Array, Uint8Array> & { cancel(): void } = {
+          transform(chunk, controller) {
+            size += chunk.byteLength;
+            if (size > max) {
+              limit.release();
+              controller.error(
+                new ConnectorError(vendor, `the answer is larger than ${max} bytes`, {
+                  status: answer.status,
+                  retryable: false,
+                }),
+              );
+            } else controller.enqueue(chunk);
+          },
+          flush() {
+            limit.release();
+          },
+          cancel() {
+            limit.release();
+          },
+        };
+        const capped = answer.body?.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(capping));
         return new Response(capped as ReadableStream<Uint8Array> | undefined, {
           status: answer.status,
           statusText: answer.statusText,

@@ -4,6 +4,7 @@
  * syntheses do not ask on every request. One fetch at a time: callers during a refresh share it.
  * Implements the voice agents module's ProviderVoices.
  */
+import { startTimeLimit } from '../../lib/abort-limit.js';
 import { SpeechError } from '../../ports/speech.js';
 
 export interface ElevenLabsVoicesOptions {
@@ -21,24 +22,30 @@ export interface ElevenLabsVoices {
 
 async function fetchVoiceIds(options: ElevenLabsVoicesOptions, signal: AbortSignal): Promise<Set<string>> {
   const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/v1/voices`;
-  let response: Response;
+  // The limit covers the list's body too.
+  const limit = startTimeLimit(signal, options.timeoutMs);
   try {
-    response = await fetch(endpoint, {
-      headers: { 'xi-api-key': options.apiKey, accept: 'application/json' },
-      signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
-    });
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new SpeechError(`ElevenLabs voices are unreachable: ${(error as Error).message}`, 'provider');
+    let response: Response;
+    try {
+      response = await fetch(endpoint, {
+        headers: { 'xi-api-key': options.apiKey, accept: 'application/json' },
+        signal: limit.signal,
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new SpeechError(`ElevenLabs voices are unreachable: ${(error as Error).message}`, 'provider');
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      const failure = response.status === 401 || response.status === 403 ? 'unavailable' : 'provider';
+      throw new SpeechError(`ElevenLabs answered ${response.status} to the voice list`, failure, response.status);
+    }
+    const body = (await response.json().catch(() => null)) as { voices?: { voice_id?: unknown }[] } | null;
+    if (!body || !Array.isArray(body.voices)) throw new SpeechError('ElevenLabs returned no voice list', 'provider');
+    return new Set(body.voices.map((voice) => voice.voice_id).filter((id): id is string => typeof id === 'string'));
+  } finally {
+    limit.release();
   }
-  if (!response.ok) {
-    await response.body?.cancel();
-    const failure = response.status === 401 || response.status === 403 ? 'unavailable' : 'provider';
-    throw new SpeechError(`ElevenLabs answered ${response.status} to the voice list`, failure, response.status);
-  }
-  const body = (await response.json().catch(() => null)) as { voices?: { voice_id?: unknown }[] } | null;
-  if (!body || !Array.isArray(body.voices)) throw new SpeechError('ElevenLabs returned no voice list', 'provider');
-  return new Set(body.voices.map((voice) => voice.voice_id).filter((id): id is string => typeof id === 'string'));
 }
 
 export function createElevenLabsVoices(options: ElevenLabsVoicesOptions): ElevenLabsVoices {

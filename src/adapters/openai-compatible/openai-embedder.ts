@@ -3,6 +3,7 @@
  * `{ model, input }` → `{ data: [{ index, embedding }] }`): OpenAI itself, Ollama, vLLM,
  * LM Studio, text-embeddings-inference and the like.
  */
+import { startTimeLimit, type AbortLimit } from '../../lib/abort-limit.js';
 import { EmbeddingError, normalize, type Embedder } from '../../ports/embedder.js';
 
 export interface OpenAiEmbedderOptions {
@@ -36,7 +37,21 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   const batchSize = options.batchSize ?? 64;
 
   async function embedBatch(input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
+    // The limit covers the answer's body too.
+    const limit = startTimeLimit(signal, options.timeoutMs ?? 30_000);
+    try {
+      return await embedWithin(input, signal, limit);
+    } finally {
+      limit.release();
+    }
+  }
+
+  /** One batch's request and answer, within `limit`. */
+  async function embedWithin(
+    input: string[],
+    signal: AbortSignal | undefined,
+    limit: AbortLimit,
+  ): Promise<Float32Array[]> {
     let response: Response;
     try {
       response = await doFetch(endpoint, {
@@ -46,11 +61,11 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
           ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
         },
         body: JSON.stringify({ model: options.model, input }),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal: limit.signal,
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      const reason = timeout.aborted ? 'timed out' : (error as Error).message;
+      const reason = limit.timedOut ? 'timed out' : (error as Error).message;
       throw new EmbeddingError(`Embeddings provider unreachable at ${endpoint}: ${reason}`, true);
     }
     const text = await response.text();

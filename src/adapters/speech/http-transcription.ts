@@ -2,6 +2,7 @@
  * What the HTTP speech-to-text providers share: one multipart POST of the audio file, bounded by
  * a timeout and the caller's signal, and their refusals turned into SpeechError by status.
  */
+import { startTimeLimit } from '../../lib/abort-limit.js';
 import { SpeechError, type AudioFile, type SpeechFailure, type SpeechToText } from '../../ports/speech.js';
 
 /** One HTTP speech-to-text provider: where the file goes, with what, and where the language is. */
@@ -69,7 +70,7 @@ async function postTranscription(
   const form = new FormData();
   for (const [name, value] of Object.entries(request.fields)) form.set(name, value);
   form.set('file', new Blob([audio.buffer], { type: audio.mimetype }), audio.filename);
-  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const limit = startTimeLimit(signal, request.timeoutMs);
   let response: Response;
   let text: string;
   try {
@@ -77,15 +78,17 @@ async function postTranscription(
       method: 'POST',
       headers: request.headers,
       body: form,
-      signal: AbortSignal.any([signal, timeout]),
+      signal: limit.signal,
     });
     text = await response.text();
   } catch (error) {
     if (signal.aborted) throw error;
-    const reason = timeout.aborted
+    const reason = limit.timedOut
       ? `did not answer within ${request.timeoutMs} ms`
       : `is unreachable at ${request.endpoint}: ${(error as Error).message}`;
     throw new SpeechError(`${request.provider} ${reason}`, 'provider');
+  } finally {
+    limit.release();
   }
   if (!response.ok) {
     throw new SpeechError(

@@ -10,6 +10,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from '
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
+import { startTimeLimit, type AbortLimit } from '../../lib/abort-limit.js';
 import { FetchError, type FetchedPage, type FetchOptions, type WebFetcher } from '../../ports/web-fetcher.js';
 
 /** Every address a name resolves to (the shape of `dns.lookup` with `all: true`). */
@@ -174,18 +175,17 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
     const url = checkHop(raw);
     const host = hostOf(url);
     if (options.allowPrivate || isIP(host) || isAllowedHost(url)) return url;
-    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const limit = startTimeLimit(signal, options.timeoutMs);
     let addresses: LookupAddress[];
     try {
-      addresses = await untilAborted(
-        resolve(host, { all: true }),
-        signal ? AbortSignal.any([signal, timeout]) : timeout,
-      );
+      addresses = await untilAborted(resolve(host, { all: true }), limit.signal);
     } catch (error) {
       if (signal?.aborted) throw error;
-      if (timeout.aborted) throw new FetchError(`${host} could not be resolved within ${options.timeoutMs} ms`);
+      if (limit.timedOut) throw new FetchError(`${host} could not be resolved within ${options.timeoutMs} ms`);
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       throw new FetchError(`${host} could not be resolved (${reason})`);
+    } finally {
+      limit.release();
     }
     if (addresses.length === 0) throw new FetchError(`${host} could not be resolved (no address)`);
     const refused = refusedAddress(host, addresses);
@@ -194,13 +194,20 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
   }
 
   async function fetchPage(raw: string, fetchOptions: FetchOptions = {}): Promise<FetchedPage> {
-    const { signal } = fetchOptions;
+    const limit = startTimeLimit(fetchOptions.signal, options.timeoutMs);
+    try {
+      return await fetchWithin(raw, fetchOptions, limit);
+    } finally {
+      limit.release();
+    }
+  }
+
+  /** The page at `raw`, its redirects followed, all of it within `limit`. */
+  async function fetchWithin(raw: string, fetchOptions: FetchOptions, limit: AbortLimit): Promise<FetchedPage> {
     const accept = fetchOptions.accept ?? 'page';
     const conditional: Record<string, string> = {};
     if (fetchOptions.etag) conditional['if-none-match'] = fetchOptions.etag;
     if (fetchOptions.lastModified) conditional['if-modified-since'] = fetchOptions.lastModified;
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let url = checkHop(raw);
     for (let hop = 0; ; hop++) {
       let response: Awaited<ReturnType<typeof request>>;
@@ -213,10 +220,10 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
             accept: ACCEPT_HEADERS[accept],
             ...conditional,
           },
-          signal: combined,
+          signal: limit.signal,
         });
       } catch (error) {
-        if (timeout.aborted) throw new FetchError(`Fetching ${url.href} timed out after ${options.timeoutMs} ms`);
+        if (limit.timedOut) throw new FetchError(`Fetching ${url.href} timed out after ${options.timeoutMs} ms`);
         const cause = (error as { cause?: Error }).cause ?? (error as Error);
         throw new FetchError(`Could not fetch ${url.href}: ${cause.message}`);
       }
@@ -265,7 +272,7 @@ export function createSafeFetcher(options: SafeFetcherOptions): WebFetcher & { c
         }
       } catch (error) {
         if (error instanceof FetchError) throw error;
-        if (timeout.aborted) throw new FetchError(`Fetching ${url.href} timed out after ${options.timeoutMs} ms`);
+        if (limit.timedOut) throw new FetchError(`Fetching ${url.href} timed out after ${options.timeoutMs} ms`);
         throw new FetchError(`Could not read ${url.href}: ${(error as Error).message}`);
       }
       const charset = /charset=([\w-]+)/.exec(contentType)?.[1] ?? 'utf-8';

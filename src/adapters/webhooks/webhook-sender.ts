@@ -12,6 +12,7 @@ import {
   guardedLookup,
   type ResolveAddresses,
 } from '../connectors/network-guard.js';
+import { startTimeLimit } from '../../lib/abort-limit.js';
 import type { WebhookOutcome, WebhookSender } from '../../ports/webhook-sender.js';
 
 export interface WebhookSenderOptions {
@@ -86,14 +87,14 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       const problem = urlProblem(url, options.allowPrivate);
       if (problem) return { ok: false, status: null, latencyMs: 0, error: `the address ${problem}` };
       const host = new URL(url).host;
-      const timeout = AbortSignal.timeout(options.timeoutMs);
+      const limit = startTimeLimit(signal, options.timeoutMs);
       try {
         const response = await request(url, {
           dispatcher: agent,
           method: 'POST',
           headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
           body,
-          signal: AbortSignal.any([signal, timeout]),
+          signal: limit.signal,
         });
         const status = response.statusCode;
         const retryAfter = retryAfterMs(response.headers['retry-after']);
@@ -131,7 +132,9 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       } catch (error) {
         if (signal.aborted)
           return { ok: false, status: null, latencyMs: latency(), error: 'the sending worker stopped' };
-        return { ok: false, status: null, latencyMs: latency(), error: describe(error, timeout.aborted, host) };
+        return { ok: false, status: null, latencyMs: latency(), error: describe(error, limit.timedOut, host) };
+      } finally {
+        limit.release();
       }
     },
 

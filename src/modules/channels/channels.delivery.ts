@@ -6,6 +6,7 @@
  * reply to the customer's activity when there is one). The Teams service URL is checked against
  * the integration's `service_url_hosts` again at send time.
  */
+import { startTimeLimit } from '../../lib/abort-limit.js';
 import type { ChannelVendors, TeamsChannelConfig, TeamsActivity, WhatsappChannelConfig } from '../../ports/channels.js';
 import { ConnectorError } from '../../ports/connectors.js';
 import { renderAnswer, type Source } from './channels.format.js';
@@ -54,55 +55,60 @@ export function createDelivery(vendors: ChannelVendors) {
       replyToId?: string,
       bound?: AbortSignal,
     ): Promise<number> {
-      const timeout = AbortSignal.timeout(SEND_TIMEOUT_MS);
-      const signal = bound ? AbortSignal.any([bound, timeout]) : timeout;
       const messages = renderAnswer(thread.channel, text, sources);
       const to = thread.reply_to;
-      for (const message of messages) {
-        switch (thread.channel) {
-          case 'slack':
-            await vendors.slack.postMessage(
-              {
-                bot_token: String(config.bot_token),
-                ...(config.base_url ? { base_url: String(config.base_url) } : {}),
-              },
-              {
-                channel: String(to.channel),
-                thread_ts: String(to.thread_ts),
-                text: message.text,
-                blocks: message.blocks,
-              },
-              signal,
-            );
-            break;
-          case 'whatsapp':
-            await vendors.whatsapp.sendText(
-              config as unknown as WhatsappChannelConfig,
-              String(to.to),
-              message.text,
-              signal,
-            );
-            break;
-          case 'teams': {
-            const replyTo = to as unknown as TeamsReplyTo;
-            if (!serviceHostAllowed(replyTo.service_url, allowedHosts(config))) {
-              throw new ConnectorError(
-                'Microsoft Teams',
-                "the conversation's service URL is not among service_url_hosts",
+      // One time limit for all the messages, joined to the caller's bound when there is one.
+      const limit = startTimeLimit(bound, SEND_TIMEOUT_MS);
+      const signal = limit.signal;
+      try {
+        for (const message of messages) {
+          switch (thread.channel) {
+            case 'slack':
+              await vendors.slack.postMessage(
                 {
-                  retryable: false,
+                  bot_token: String(config.bot_token),
+                  ...(config.base_url ? { base_url: String(config.base_url) } : {}),
                 },
+                {
+                  channel: String(to.channel),
+                  thread_ts: String(to.thread_ts),
+                  text: message.text,
+                  blocks: message.blocks,
+                },
+                signal,
               );
+              break;
+            case 'whatsapp':
+              await vendors.whatsapp.sendText(
+                config as unknown as WhatsappChannelConfig,
+                String(to.to),
+                message.text,
+                signal,
+              );
+              break;
+            case 'teams': {
+              const replyTo = to as unknown as TeamsReplyTo;
+              if (!serviceHostAllowed(replyTo.service_url, allowedHosts(config))) {
+                throw new ConnectorError(
+                  'Microsoft Teams',
+                  "the conversation's service URL is not among service_url_hosts",
+                  {
+                    retryable: false,
+                  },
+                );
+              }
+              await vendors.teams.send(
+                config as unknown as TeamsChannelConfig,
+                replyTo.service_url,
+                teamsActivity(replyTo, 'message', message.text, replyToId),
+                signal,
+              );
+              break;
             }
-            await vendors.teams.send(
-              config as unknown as TeamsChannelConfig,
-              replyTo.service_url,
-              teamsActivity(replyTo, 'message', message.text, replyToId),
-              signal,
-            );
-            break;
           }
         }
+      } finally {
+        limit.release();
       }
       return messages.length;
     },

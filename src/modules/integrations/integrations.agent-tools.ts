@@ -8,6 +8,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Db } from '../../db/database.js';
+import { startTimeLimit } from '../../lib/abort-limit.js';
 import { ConnectorError, type AgentTool, type AgentToolResult } from '../../ports/connectors.js';
 import type { ConnectorRegistry } from './integrations.registry.js';
 import * as repo from './integrations.repo.js';
@@ -136,22 +137,24 @@ export function createAgentTools(deps: {
           retryable: false,
         };
       }
+      const limit = startTimeLimit(signal, deps.timeoutMs);
       try {
-        const outcome = await found.run(input, {
-          config,
-          signal: AbortSignal.any([signal, AbortSignal.timeout(deps.timeoutMs)]),
-        });
+        const outcome = await found.run(input, { config, signal: limit.signal });
         return { ok: true, summary: clean(outcome.summary), data: cleanData(outcome.data, clean) };
       } catch (error) {
         if (error instanceof ConnectorError)
           return { ok: false, summary: clean(error.message), retryable: error.retryable };
         if (signal.aborted)
           return { ok: false, summary: `${definition.name}: the call was cancelled`, retryable: true };
+        if (limit.timedOut)
+          return { ok: false, summary: `${definition.name}: no answer within ${deps.timeoutMs} ms`, retryable: true };
         deps.log.warn(
           { integration_id: row.id, type: row.type, tool: tool.tool, error: (error as Error).name },
           'tool call failed unexpectedly',
         );
         return { ok: false, summary: `${definition.name}: the call failed unexpectedly`, retryable: false };
+      } finally {
+        limit.release();
       }
     },
   };

@@ -5,6 +5,7 @@
  * falls back to the rules when it fails, times out or names no step. Both are sticky: the agent
  * answering the conversation keeps it unless another step clearly applies.
  */
+import { startTimeLimit } from '../../lib/abort-limit.js';
 import type { LanguageModels } from '../../ports/llm.js';
 import { classifyQueryType } from '../support-queries/index.js';
 import type { WorkflowStep } from './workflows.tables.js';
@@ -183,25 +184,30 @@ export function createRouter(deps: ModelRouterDeps) {
   async function byModel(workflow: RoutableWorkflow, input: RouteInput): Promise<RouteDecision> {
     const problem = deps.llm.checkModel(workflow.router);
     if (problem) throw new Error(problem);
-    const signal = input.signal
-      ? AbortSignal.any([input.signal, AbortSignal.timeout(deps.timeoutMs)])
-      : AbortSignal.timeout(deps.timeoutMs);
     const currentStep = input.currentAgentId ? stepOf(workflow, input.currentAgentId) : null;
     let reply = '';
-    for await (const part of deps.llm.stream({
-      model: workflow.router,
-      messages: [
-        { role: 'system', content: routerPrompt(workflow, currentStep) },
-        { role: 'user', content: input.query.slice(0, 4000) },
-      ],
-      temperature: 0,
-      maxTokens: 20,
-      signal,
-    })) {
-      if (typeof part === 'string') reply += part;
-      if (reply.length > MAX_REPLY_CHARS) break;
+    const limit = startTimeLimit(input.signal, deps.timeoutMs);
+    try {
+      for await (const part of deps.llm.stream({
+        model: workflow.router,
+        messages: [
+          { role: 'system', content: routerPrompt(workflow, currentStep) },
+          { role: 'user', content: input.query.slice(0, 4000) },
+        ],
+        temperature: 0,
+        maxTokens: 20,
+        signal: limit.signal,
+      })) {
+        if (typeof part === 'string') reply += part;
+        if (reply.length > MAX_REPLY_CHARS) break;
+      }
+    } catch (error) {
+      if (limit.timedOut) throw new Error(`no answer within ${deps.timeoutMs} ms`);
+      throw error;
+    } finally {
+      limit.release();
     }
-    if (signal.aborted) throw new Error(`no answer within ${deps.timeoutMs} ms`);
+    if (limit.signal.aborted) throw new Error(`no answer within ${deps.timeoutMs} ms`);
     const said = reply
       .trim()
       .replace(/^["'`*\s]+|["'`*.\s]+$/g, '')

@@ -7,6 +7,7 @@
 import { isIP } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import nodemailer from 'nodemailer';
+import { startTimeLimit } from '../../../lib/abort-limit.js';
 import { ConnectorError, type ConnectorContext, type ConnectorDefinition } from '../../../ports/connectors.js';
 import { Email, SecretText, Text } from '../fields.js';
 import { resolveAllowed, type ResolveAddresses } from '../network-guard.js';
@@ -107,14 +108,14 @@ export function smtpConnector(options: SmtpConnectorOptions): ConnectorDefinitio
       logger: false,
       debug: false,
     });
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = AbortSignal.any([context.signal, timeout]);
+    const limit = startTimeLimit(context.signal, options.timeoutMs);
+    const signal = limit.signal;
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => {
         transport.close();
         reject(
-          timeout.aborted
+          limit.timedOut
             ? new ConnectorError(VENDOR, `no answer from ${config.host} within ${options.timeoutMs} ms`, {
                 retryable: true,
               })
@@ -130,6 +131,7 @@ export function smtpConnector(options: SmtpConnectorOptions): ConnectorDefinitio
       throw smtpError(error as SmtpFailure, config.host);
     } finally {
       if (onAbort) signal.removeEventListener('abort', onAbort);
+      limit.release();
       aborted.catch(() => undefined);
       transport.close();
     }
