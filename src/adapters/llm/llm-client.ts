@@ -98,7 +98,11 @@ export function createLlmClient(options: LlmClientOptions): LanguageModels {
       if (signal.aborted) return;
       call = start(provider, request, modelId);
       let first = Boolean(observer);
-      for (let parts = await call.take(); parts; parts = await call.take()) {
+      for (let parts = call.take(); parts; parts = call.take()) {
+        if (parts.length === 0) {
+          await call.arrival();
+          continue;
+        }
         if (first) {
           first = false;
           observer!.firstPart(model, (performance.now() - started) / 1000);

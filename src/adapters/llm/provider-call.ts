@@ -17,6 +17,8 @@ import { SseParser } from './sse.js';
 
 /** Parts waiting for the consumer past which the connection stops reading. */
 const MAX_QUEUED = 64;
+/** What `take` returns while nothing new has been read (never written to). */
+const NONE: LlmStreamPart[] = [];
 /** The most of an error body kept (a provider's error is a few hundred bytes). */
 const ERROR_BODY_LIMIT = 64 * 1024;
 
@@ -63,22 +65,27 @@ export class ProviderCall implements Dispatcher.DispatchHandler {
   }
 
   /**
-   * The parts read since the last call, waiting for some when there are none; null when the
-   * answer is over (or the signal aborted). Throws the call's LlmError after the parts before it.
+   * The parts read since the last call — none yet (an empty array: wait for `arrival`) — or null
+   * when the answer is over (or the signal aborted). Throws the call's LlmError after the parts
+   * before it. Not async: a consumer waiting for a slow model holds one promise (`arrival`), not
+   * also this method's suspended frame.
    */
-  async take(): Promise<LlmStreamPart[] | null> {
-    for (;;) {
-      if (this.signal.aborted) return null;
-      if (this.parts.length) {
-        const parts = this.parts;
-        this.parts = [];
-        if (this.controller?.paused && !this.done) this.controller.resume();
-        return parts;
-      }
-      if (this.failure) throw this.failure instanceof LlmError ? this.failure : this.errors.brokenStream(this.failure);
-      if (this.done) return null;
-      await new Promise<void>((resolve) => (this.waiting = resolve));
+  take(): LlmStreamPart[] | null {
+    if (this.signal.aborted) return null;
+    if (this.parts.length) {
+      const parts = this.parts;
+      this.parts = [];
+      if (this.controller?.paused && !this.done) this.controller.resume();
+      return parts;
     }
+    if (this.failure) throw this.failure instanceof LlmError ? this.failure : this.errors.brokenStream(this.failure);
+    if (this.done) return null;
+    return NONE;
+  }
+
+  /** Settles when parts arrive, the answer ends or the signal aborts (then `take` again). */
+  arrival(): Promise<void> {
+    return new Promise<void>((resolve) => (this.waiting = resolve));
   }
 
   /** The consumer is gone: a reply not read to its end is aborted, and its connection not reused. */

@@ -36,7 +36,9 @@ export async function streamTurn(
   options: StreamOptions,
   log: FastifyBaseLogger,
 ): Promise<void> {
-  await streamPrepared(chat, reply, await chat.turns.prepare(caller, form), options, log);
+  const turn = await chat.turns.prepare(caller, form);
+  // Returned, not awaited: this function's frame is not held for the whole stream.
+  return streamPrepared(chat, reply, turn, options, log);
 }
 
 /** What another channel's stream (the web widget's) adds to a turn's events. */
