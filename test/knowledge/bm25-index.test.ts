@@ -17,7 +17,7 @@ import * as searchRepo from '../../src/modules/knowledge/knowledge.search.repo.j
 import type { LaneFilters, LaneHit } from '../../src/modules/knowledge/knowledge.search.types.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant, type TestTenant } from '../helpers/factories.js';
-import { laneFilterCases, uploadArticle, waitForTask } from './helpers.js';
+import { createCollection, laneFilterCases, uploadArticle, waitForTask } from './helpers.js';
 
 // Both instances hold every company's full-text lane in a BM25 index (no small-KB index).
 const ENV = { EMBEDDINGS_PROVIDER: 'none', SEARCH_MEMORY_MAX_CHUNKS: '0' };
@@ -34,13 +34,7 @@ beforeAll(async () => {
   a = await createTestApp(ENV);
   b = await createTestApp(ENV);
   tenant = await createTenant(a.container, 'developer');
-  const collection = await a.app.inject({
-    method: 'POST',
-    url: '/api/public/collections',
-    headers: tenant.headers,
-    payload: { name: 'Half', company_id: tenant.companyId },
-  });
-  collectionId = collection.json().id;
+  collectionId = await createCollection(a.app, tenant, 'Half');
   const dataset = await loadDataset('scifact');
   // The queries of the sample's judged documents, and others.
   const sample = dataset.corpus.slice(0, DOCUMENTS);

@@ -17,7 +17,7 @@ import * as indexRepo from '../../src/modules/knowledge/knowledge.index.repo.js'
 import { createTrigramReader, TitleIndex, type TitleRow } from '../../src/modules/knowledge/knowledge.title-index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant, type TestTenant } from '../helpers/factories.js';
-import { laneFilterCases, uploadArticle, waitForTask } from './helpers.js';
+import { createCollection, laneFilterCases, uploadArticle, waitForTask } from './helpers.js';
 
 // Every company's full-text lane (and so its titles) held in memory from the first search.
 const ENV = { EMBEDDINGS_PROVIDER: 'none', SEARCH_MEMORY_MAX_CHUNKS: '0' };
@@ -54,13 +54,7 @@ beforeAll(async () => {
   b = await createTestApp(ENV);
   tenant = await createTenant(a.container, 'developer');
   other = await createTenant(a.container, 'developer');
-  const collection = await a.app.inject({
-    method: 'POST',
-    url: '/api/public/collections',
-    headers: tenant.headers,
-    payload: { name: 'Half', company_id: tenant.companyId },
-  });
-  collectionId = collection.json().id;
+  collectionId = await createCollection(a.app, tenant, 'Half');
   const dataset = await loadDataset('scifact');
   const sample = dataset.corpus.slice(0, 30);
   for (const [i, doc] of sample.entries()) {

@@ -21,6 +21,22 @@ export async function waitForTask(t: TestApp, headers: Record<string, string>, t
   }
 }
 
+/** A new collection of the tenant's company; its id. */
+export async function createCollection(
+  app: FastifyInstance,
+  tenant: { headers: Record<string, string>; companyId: string },
+  name: string,
+): Promise<string> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/public/collections',
+    headers: tenant.headers,
+    payload: { name, company_id: tenant.companyId },
+  });
+  if (response.statusCode !== 201) throw new Error(`collection failed: ${response.statusCode} ${response.body}`);
+  return (response.json() as { id: string }).id;
+}
+
 export async function uploadArticle(
   app: FastifyInstance,
   headers: Record<string, string>,

@@ -19,7 +19,7 @@ import {
 } from '../../src/modules/knowledge/knowledge.text-scoring.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createTenant, type TestTenant } from '../helpers/factories.js';
-import { uploadArticle, waitForTask } from './helpers.js';
+import { createCollection, uploadArticle, waitForTask } from './helpers.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -121,13 +121,7 @@ const FILTERS: [string, () => LaneFilters][] = [
 beforeAll(async () => {
   t = await createTestApp({ EMBEDDINGS_PROVIDER: 'none' });
   tenant = await createTenant(t.container, 'developer');
-  const collection = await t.app.inject({
-    method: 'POST',
-    url: '/api/public/collections',
-    headers: tenant.headers,
-    payload: { name: 'Help centre', company_id: tenant.companyId },
-  });
-  collectionId = collection.json().id;
+  collectionId = await createCollection(t.app, tenant, 'Help centre');
   for (const article of ARTICLES) {
     const upload = await uploadArticle(t.app, tenant.headers, {
       document_title: article.title,
